@@ -1,0 +1,1 @@
+"""recorder: record/replay transport, cassette bundles, drift reports and the sandbox upstream."""

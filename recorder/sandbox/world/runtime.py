@@ -1,0 +1,97 @@
+"""World: read-only access to a built world file, safe to share between request threads.
+
+Platform emulators use ``rows`` for lookups and ``page`` for paged list queries. Both bind
+parameters (never format values into SQL) and rely on the tables' sort order and indexes, so
+no request scans a whole table.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+
+class World:
+    """An opened world file. One DuckDB connection, one cursor per thread."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        if not self.path.exists():
+            raise FileNotFoundError(f"world file {self.path} does not exist; build it with `kopa sandbox info`")
+        self._con = duckdb.connect(str(self.path), read_only=True)
+        self._local = threading.local()
+        meta = dict(self._con.execute("SELECT key, value FROM _world_meta").fetchall())
+        self.seed = int(meta["seed"])
+        self.version = meta["version"]
+        self.scale = float(meta["scale"])
+        self.content_hash = meta["content_hash"]
+        self.generator_version = meta["generator_version"]
+        self.table_names = frozenset(r[0] for r in self._con.execute("SELECT name FROM _world_tables").fetchall())
+        self._count = lru_cache(maxsize=8192)(self._count_uncached)
+
+    @classmethod
+    def open(cls, path: Path | str) -> World:
+        return cls(path)
+
+    def close(self) -> None:
+        self._con.close()
+
+    @property
+    def _cur(self) -> duckdb.DuckDBPyConnection:
+        cur = getattr(self._local, "cur", None)
+        if cur is None:
+            cur = self._local.cur = self._con.cursor()
+        return cur
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Run a query and return rows as dicts (column name → value)."""
+        cur = self._cur.execute(sql, list(params))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        row = self._cur.execute(sql, list(params)).fetchone()
+        return None if row is None else row[0]
+
+    def page(self, table: str, where: str = "", params: Sequence[Any] = (), *, order_by: str,
+             offset: int, limit: int, columns: str = "*") -> tuple[int, list[dict[str, Any]]]:
+        """Total count and one page of ``table`` filtered by ``where`` (SQL with ? placeholders)."""
+        clause = f" WHERE {where}" if where else ""
+        total = self._count(f'SELECT count(*) FROM "{table}"{clause}', tuple(params))
+        if total == 0 or offset >= total or limit <= 0:
+            return total, []
+        rows = self.rows(f'SELECT {columns} FROM "{table}"{clause} ORDER BY {order_by} LIMIT ? OFFSET ?',
+                         [*params, limit, offset])
+        return total, rows
+
+    def count(self, table: str, where: str = "", params: Sequence[Any] = ()) -> int:
+        clause = f" WHERE {where}" if where else ""
+        return self._count(f'SELECT count(*) FROM "{table}"{clause}', tuple(params))
+
+    def _count_uncached(self, sql: str, params: tuple[Any, ...]) -> int:
+        return int(self._cur.execute(sql, list(params)).fetchone()[0])
+
+    def columns(self, table: str) -> list[str]:
+        return [r[0] for r in self._cur.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            [table]).fetchall()]
+
+    def has_table(self, table: str) -> bool:
+        return table in self.table_names
+
+    def table_sizes(self) -> dict[str, int]:
+        return dict(self._cur.execute("SELECT name, rows FROM _world_tables ORDER BY name").fetchall())
+
+    def changelog(self) -> list[dict[str, Any]]:
+        return [json.loads(r[0]) for r in self._cur.execute(
+            "SELECT item FROM _world_changelog ORDER BY seq").fetchall()]
+
+    def removed_services(self) -> set[tuple[str, str]]:
+        """(platform, service) pairs this world version no longer serves."""
+        return {(c["platform"], c["service"]) for c in self.changelog() if c["kind"] == "service_removed"}
