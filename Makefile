@@ -1,0 +1,32 @@
+# Set-up and the two entry points of README.md. Everything installs into .venv from the
+# package registry (or from ./wheelhouse when WHEELHOUSE=1, for air-gapped machines).
+VENV ?= .venv
+PYTHON ?= python3
+PIP_OPTS ?=
+ifeq ($(WHEELHOUSE),1)
+PIP_OPTS += --no-index --find-links wheelhouse
+endif
+
+.PHONY: setup demo test bench wheelhouse
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q $(PIP_OPTS) -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+# Main job on the embedded defaults: no network, no GPU, no keys.
+demo: setup
+	$(VENV)/bin/kopa sandbox info
+	$(VENV)/bin/kopa sandbox check
+
+test: setup
+	$(VENV)/bin/pytest -q
+
+bench: setup
+	$(VENV)/bin/python benchmarks/sandbox_throughput.py
+
+# Wheels of the appliance and all its dependencies, for the offline Docker image.
+wheelhouse: setup
+	$(VENV)/bin/pip wheel -q -w wheelhouse '.[dev]'

@@ -1,0 +1,1 @@
+"""appliance: the `kopa` command, configuration, the operational metadata DB and service start-up."""

@@ -1,0 +1,147 @@
+"""The `kopa` command.
+
+    kopa sandbox info [--world v1|v2] [--json]       table sizes, platforms, keys to use
+    kopa sandbox serve [--host H] [--port N] [--world v1|v2] [--faults PROFILE]
+    kopa sandbox check                               one call per platform over loopback HTTP
+    kopa sandbox changelog                           world v1 → v2 differences (JSON)
+
+Every command reads ``KopaSettings`` (env ``KOPA_*``, ``kopa.toml``); options override it.
+Bad arguments end with a one-line error naming the option and the valid values (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from recorder.sandbox import WORLD_VERSIONS, BUILTIN_PROFILES, KeyStore, World, ensure_world, load_profile, platform_specs
+from recorder.sandbox.faults import FaultProfileError
+
+from .config import KopaSettings
+from .sandbox_service import SandboxService, probe_platforms
+
+app = typer.Typer(help="KOPA appliance: Korean open public APIs as MCP tools, benchmarks and training.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+sandbox_app = typer.Typer(help="The sandbox upstream: a generated world behind the ten platforms' real APIs.",
+                          no_args_is_help=True)
+app.add_typer(sandbox_app, name="sandbox")
+
+console = Console()
+err = Console(stderr=True)
+
+WorldOpt = Annotated[str | None, typer.Option("--world", help=f"world version ({' | '.join(WORLD_VERSIONS)})")]
+SeedOpt = Annotated[int | None, typer.Option("--seed", help="world seed")]
+
+
+class UsageError(Exception):
+    """A bad option value; printed as one line, exit code 2."""
+
+
+def _settings(world: str | None = None, seed: int | None = None, **sandbox: object) -> KopaSettings:
+    settings = KopaSettings()
+    overrides = {k: v for k, v in {"world": world, "seed": seed, **sandbox}.items() if v is not None}
+    if overrides.get("world") is not None and overrides["world"] not in WORLD_VERSIONS:
+        raise UsageError(f"--world {overrides['world']!r} is not a world version; choose one of "
+                         f"{', '.join(WORLD_VERSIONS)}")
+    if overrides:
+        merged = settings.sandbox.model_dump() | overrides
+        settings = settings.model_copy(update={"sandbox": type(settings.sandbox).model_validate(merged)})
+    return settings
+
+
+def _keystore(settings: KopaSettings) -> KeyStore:
+    from recorder.sandbox import default_keys
+
+    keys = default_keys() | {p: k.get_secret_value() for p, k in settings.sandbox.keys.items()}
+    return KeyStore.from_mapping(keys)
+
+
+def _open_world(settings: KopaSettings) -> World:
+    path = ensure_world(settings.home_dir, seed=settings.sandbox.seed, version=settings.sandbox.world,
+                        scale=settings.sandbox.scale, log=lambda m: err.print(f"[dim]{m}[/dim]"))
+    return World.open(path)
+
+
+@sandbox_app.command("info")
+def sandbox_info(world: WorldOpt = None, seed: SeedOpt = None,
+                 as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False) -> None:
+    """Build (first time) and describe the world: tables, platforms and the keys to use."""
+    settings = _settings(world, seed)
+    w = _open_world(settings)
+    keys = _keystore(settings)
+    origin = f"http://{settings.sandbox.host}:{settings.sandbox.port}"
+    platforms = [{"id": s.id, "title": s.title, "domain": s.domain, "live_base_url": s.live_base_url,
+                  "sandbox_base_url": s.sandbox_base_url(origin), "key_param": s.key_param,
+                  "key": keys.first(s.id)} for s in platform_specs()]
+    sizes = w.table_sizes()
+    if as_json:
+        print(json.dumps({"world": {"version": w.version, "seed": w.seed, "scale": w.scale,
+                                    "content_hash": w.content_hash, "path": str(w.path)},
+                          "tables": sizes, "platforms": platforms}, ensure_ascii=False, indent=2))
+        return
+    console.print(f"[bold]world[/bold] {w.version}  seed {w.seed}  scale {w.scale:g}  "
+                  f"hash {w.content_hash[:16]}  {w.path}")
+    tables = Table("table", "rows", title=f"{len(sizes)} tables, {sum(sizes.values()):,} rows")
+    for name, rows in sizes.items():
+        tables.add_row(name, f"{rows:,}")
+    console.print(tables)
+    plat = Table("platform", "domain", "sandbox base URL", "key parameter", "sandbox key", title="platforms")
+    for p in platforms:
+        plat.add_row(p["id"], p["domain"], p["sandbox_base_url"], p["key_param"], p["key"])
+    console.print(plat)
+
+
+@sandbox_app.command("serve")
+def sandbox_serve(
+    host: Annotated[str | None, typer.Option(help="interface to listen on")] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port", min=1, max=65535)] = None,
+    world: WorldOpt = None, seed: SeedOpt = None,
+    faults: Annotated[str | None, typer.Option(
+        help=f"fault profile: {', '.join(BUILTIN_PROFILES)}, or a JSON file")] = None,
+) -> None:
+    """Serve the ten emulated platforms on HOST:PORT until interrupted."""
+    settings = _settings(world, seed, host=host, port=port, faults=faults)
+    try:
+        profile = load_profile(settings.sandbox.faults)
+    except FaultProfileError as exc:
+        raise UsageError(f"--faults: {exc}") from exc
+    service = SandboxService(settings, _open_world(settings), _keystore(settings), profile)
+    err.print(f"sandbox world {service.world.version} on http://{settings.sandbox.host}:{settings.sandbox.port} "
+              f"(faults: {settings.sandbox.faults}); Ctrl-C stops")
+    service.run_forever()
+
+
+@sandbox_app.command("check")
+def sandbox_check(world: WorldOpt = None, seed: SeedOpt = None) -> None:
+    """Serve the sandbox on a free loopback port and call every platform once over HTTP."""
+    settings = _settings(world, seed)
+    results = probe_platforms(_open_world(settings), _keystore(settings))
+    table = Table("platform", "request", "HTTP", "result code", "records", "total", "ms", title="sandbox check")
+    for r in results:
+        table.add_row(r.platform, r.path, str(r.status), r.code, str(r.records), str(r.total), f"{r.ms:.1f}")
+    console.print(table)
+    failed = [r for r in results if not r.ok]
+    if failed:
+        raise UsageError(f"{len(failed)} platform(s) failed the check: {', '.join(r.platform for r in failed)}")
+
+
+@sandbox_app.command("changelog")
+def sandbox_changelog(seed: SeedOpt = None) -> None:
+    """Print world v2's changelog against v1 (JSON, one item per difference)."""
+    settings = _settings("v2", seed)
+    print(json.dumps(_open_world(settings).changelog(), ensure_ascii=False, indent=2))
+
+
+def main() -> None:
+    try:
+        app()
+    except (UsageError, FaultProfileError, ValueError, FileNotFoundError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,86 @@
+"""Configuration: one pydantic-settings model with nested sections.
+
+Sources, strongest first: keyword arguments, environment variables (prefix ``KOPA_``, nested
+sections joined with ``__``, e.g. ``KOPA_SANDBOX__PORT=9000``), a TOML file named by
+``KOPA_CONFIG`` (default ``kopa.toml`` in the working directory, if present), then the defaults
+below. Secrets (platform keys) are ``SecretStr``: they never appear in a repr or a log line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from recorder.sandbox import DEFAULT_SEED, PLATFORM_IDS, WORLD_VERSIONS
+
+DEFAULT_HOME = Path("~/.kopa")
+DEFAULT_SANDBOX_HOST = "127.0.0.1"
+DEFAULT_SANDBOX_PORT = 8088
+DEFAULT_CONFIG_FILE = "kopa.toml"
+
+
+class SandboxSettings(BaseModel):
+    """The sandbox upstream: which world it serves, where, with which keys and faults."""
+
+    seed: int = Field(DEFAULT_SEED, description="seed of the generated world")
+    world: str = Field("v1", description="world version: v1, or v2 (v1 after a round of real-style drift)")
+    scale: float = Field(1.0, gt=0, le=1, description="fraction of the full world's generated entities")
+    host: str = Field(DEFAULT_SANDBOX_HOST, description="interface the sandbox listens on")
+    port: int = Field(DEFAULT_SANDBOX_PORT, ge=1, le=65535, description="TCP port of the sandbox")
+    faults: str = Field("none", description="fault profile: none, flaky, hostile, or a JSON file path")
+    keys: dict[str, SecretStr] = Field(default_factory=dict,
+                                       description="accepted key per platform id; unset ids use the sandbox defaults")
+
+    @field_validator("world")
+    @classmethod
+    def _known_world(cls, value: str) -> str:
+        if value not in WORLD_VERSIONS:
+            raise ValueError(f"unknown world version {value!r}; choose one of {', '.join(WORLD_VERSIONS)}")
+        return value
+
+    @field_validator("keys")
+    @classmethod
+    def _known_platforms(cls, value: dict[str, SecretStr]) -> dict[str, SecretStr]:
+        unknown = sorted(set(value) - set(PLATFORM_IDS))
+        if unknown:
+            raise ValueError(f"unknown platform id(s) {unknown}; valid ids: {', '.join(PLATFORM_IDS)}")
+        return value
+
+
+class MetaDBSettings(BaseModel):
+    """The operational metadata DB (SQLModel over SQLite by default)."""
+
+    url: str | None = Field(None, description="SQLAlchemy URL; default sqlite:///<home>/kopa.db")
+
+
+class KopaSettings(BaseSettings):
+    """All settings of the appliance."""
+
+    model_config = SettingsConfigDict(env_prefix="KOPA_", env_nested_delimiter="__", extra="forbid")
+
+    home: Path = Field(DEFAULT_HOME, description="where worlds, cassettes, runs and the metadata DB live")
+    sandbox: SandboxSettings = SandboxSettings()
+    metadb: MetaDBSettings = MetaDBSettings()
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+        config_file = Path(os.environ.get("KOPA_CONFIG", DEFAULT_CONFIG_FILE))
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if config_file.exists():
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config_file))
+        elif "KOPA_CONFIG" in os.environ:
+            raise FileNotFoundError(f"KOPA_CONFIG names {config_file}, which does not exist")
+        return tuple(sources)
+
+    @property
+    def home_dir(self) -> Path:
+        return self.home.expanduser()
+
+    @property
+    def metadb_url(self) -> str:
+        return self.metadb.url or f"sqlite:///{self.home_dir / 'kopa.db'}"

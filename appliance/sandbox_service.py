@@ -1,0 +1,96 @@
+"""Start-up of the sandbox upstream as a service, and its self-check over loopback HTTP."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass
+
+import httpx
+import uvicorn
+
+from recorder.sandbox import FaultProfile, KeyStore, World, create_sandbox_app
+from recorder.sandbox.probes import PROBES, read_outcome
+
+from .config import KopaSettings
+from .metadb import SandboxSession, WorldBuild, close_session, open_metadb, record
+
+
+class SandboxService:
+    """The sandbox app under uvicorn, with its runs recorded in the metadata DB."""
+
+    def __init__(self, settings: KopaSettings, world: World, keys: KeyStore, faults: FaultProfile):
+        self.settings, self.world, self.keys, self.faults = settings, world, keys, faults
+        self.app = create_sandbox_app(world, keys, faults)
+
+    def run_forever(self) -> None:
+        engine = open_metadb(self.settings.metadb_url)
+        record(engine, WorldBuild(version=self.world.version, seed=self.world.seed, scale=self.world.scale,
+                                  content_hash=self.world.content_hash, path=str(self.world.path)))
+        session = record(engine, SandboxSession(
+            world_version=self.world.version, content_hash=self.world.content_hash,
+            host=self.settings.sandbox.host, port=self.settings.sandbox.port, faults=self.settings.sandbox.faults))
+        try:
+            uvicorn.run(self.app, host=self.settings.sandbox.host, port=self.settings.sandbox.port,
+                        log_level="warning", lifespan="off")
+        finally:
+            close_session(engine, session.id)
+
+
+class LoopbackSandbox:
+    """The sandbox on a free 127.0.0.1 port in a background thread (for checks and demos)."""
+
+    def __init__(self, app):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
+                                                    log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LoopbackSandbox:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the sandbox server did not start within 20 s")
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@dataclass
+class ProbeResult:
+    platform: str
+    path: str
+    status: int
+    code: str
+    records: int
+    total: int | None
+    ms: float
+    ok: bool
+
+
+def probe_platforms(world: World, keys: KeyStore) -> list[ProbeResult]:
+    """Call one representative request per platform over real HTTP and read its outcome."""
+    results = []
+    with LoopbackSandbox(create_sandbox_app(world, keys)) as srv, \
+            httpx.Client(base_url=srv.origin, timeout=30, headers={"User-Agent": "kopa-check"}) as client:
+        for probe in PROBES:
+            started = time.perf_counter()
+            response = client.get(probe.path(keys), params=probe.params(keys))
+            ms = (time.perf_counter() - started) * 1000
+            outcome = read_outcome(probe, response)
+            results.append(ProbeResult(probe.platform, probe.path(keys).replace(keys.first(probe.platform), "{KEY}")
+                                       if probe.platform == "seoul" else probe.path(keys),
+                                       response.status_code, outcome.code, outcome.records, outcome.total, ms,
+                                       outcome.ok))
+    return results
