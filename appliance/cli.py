@@ -32,7 +32,7 @@ sandbox_app = typer.Typer(help="The sandbox upstream: a generated world behind t
 app.add_typer(sandbox_app, name="sandbox")
 
 console = Console()
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 WorldOpt = Annotated[str | None, typer.Option("--world", help=f"world version ({' | '.join(WORLD_VERSIONS)})")]
 SeedOpt = Annotated[int | None, typer.Option("--seed", help="world seed")]

@@ -77,9 +77,10 @@ def write_duckdb(ctx: BuildContext, changelog: list[dict], path: Path) -> str:
                 con.execute(f"CREATE INDEX {_q(idx)} ON {_q(name)} ({', '.join(_q(c) for c in cols)})")
             table_hashes.append((name, _table_digest(con, name)))
         content_hash = hashlib.sha256(json.dumps(table_hashes).encode()).hexdigest()
-        con.execute("CREATE TABLE _world_tables (name VARCHAR, rows BIGINT, description VARCHAR, digest VARCHAR)")
-        _insert(con, "_world_tables",
-                [(n, ctx.tables[n].data.num_rows, ctx.tables[n].description, d) for n, d in table_hashes])
+        con.execute("CREATE TABLE _world_tables (name VARCHAR, rows BIGINT, description VARCHAR, digest VARCHAR, "
+                    "key JSON)")
+        _insert(con, "_world_tables", [(n, ctx.tables[n].data.num_rows, ctx.tables[n].description, d,
+                                        json.dumps(list(ctx.tables[n].key))) for n, d in table_hashes])
         con.execute("CREATE TABLE _world_changelog (seq INTEGER, item JSON)")
         _insert(con, "_world_changelog", [(i, json.dumps(item, ensure_ascii=False)) for i, item in enumerate(changelog)])
         meta = {"seed": str(ctx.seed), "version": ctx.version, "scale": f"{ctx.scale:g}",
@@ -135,9 +136,9 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple]) -> No
 def _table_digest(con: duckdb.DuckDBPyConnection, name: str) -> str:
     # Order-independent digest of the content: row count, xor and sum of row hashes, schema.
     count, xor, total = con.execute(
-        f"SELECT count(*), bit_xor(hash(t)), sum(hash(t) % 1000000007) FROM {_q(name)} t").fetchone()
+        f"SELECT count(*), bit_xor(hash(t)), sum(hash(t) % 1000000007) FROM {_q(name)} t").fetchall()[0]
     schema = con.execute(f"SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) "
-                         f"FROM information_schema.columns WHERE table_name = ?", [name]).fetchone()[0]
+                         f"FROM information_schema.columns WHERE table_name = ?", [name]).fetchall()[0][0]
     return f"{count}:{xor}:{total}:{hashlib.sha256(schema.encode()).hexdigest()[:16]}"
 
 

@@ -56,8 +56,8 @@ class World:
         return [dict(zip(cols, r)) for r in cur.fetchall()]
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        row = self._cur.execute(sql, list(params)).fetchone()
-        return None if row is None else row[0]
+        rows = self._cur.execute(sql, list(params)).fetchall()
+        return rows[0][0] if rows else None
 
     def page(self, table: str, where: str = "", params: Sequence[Any] = (), *, order_by: str,
              offset: int, limit: int, columns: str = "*") -> tuple[int, list[dict[str, Any]]]:
@@ -75,7 +75,7 @@ class World:
         return self._count(f'SELECT count(*) FROM "{table}"{clause}', tuple(params))
 
     def _count_uncached(self, sql: str, params: tuple[Any, ...]) -> int:
-        return int(self._cur.execute(sql, list(params)).fetchone()[0])
+        return int(self._cur.execute(sql, list(params)).fetchall()[0][0])
 
     def columns(self, table: str) -> list[str]:
         return [r[0] for r in self._cur.execute(

@@ -1,0 +1,77 @@
+"""The `kopa` command as a user runs it: a real process, real exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE, free_port
+
+
+def kopa(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "appliance", *args], capture_output=True, text=True,
+                          env=full_env, timeout=timeout)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["sandbox", "serve", "--world", "v9"], "choose one of v1, v2"),
+    (["sandbox", "serve", "--faults", "sometimes"], "none, flaky, hostile"),
+    (["sandbox", "info", "--world", "v3"], "--world 'v3' is not a world version"),
+])
+def test_bad_arguments_exit_2_with_a_one_line_reason(args, message):
+    result = kopa(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_out_of_range_port_is_refused_by_the_parser():
+    result = kopa("sandbox", "serve", "--port", "70000")
+    assert result.returncode == 2 and "65535" in result.stderr
+
+
+def test_info_json_lists_tables_platforms_and_keys(world):
+    result = kopa("sandbox", "info", "--json")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["world"]["content_hash"] == world.content_hash
+    assert {p["id"] for p in info["platforms"]} >= {"dart", "krx", "seoul", "gg"}
+    assert all(p["key"] for p in info["platforms"])
+    assert info["tables"] == world.table_sizes()
+
+
+def test_serve_answers_on_the_requested_port_and_records_the_session(world, tmp_path):
+    port = free_port()
+    db = tmp_path / "meta.db"
+    log = tmp_path / "serve.log"
+    with open(log, "w") as log_file:
+        proc = subprocess.Popen([sys.executable, "-m", "appliance", "sandbox", "serve", "--port", str(port)],
+                                env={**os.environ, "KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE),
+                                     "KOPA_METADB__URL": f"sqlite:///{db}"},
+                                stdout=subprocess.DEVNULL, stderr=log_file)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        assert health == {"status": "ok", "world": "v1", "content_hash": world.content_hash}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    from appliance.metadb import latest_world_builds, open_metadb
+
+    engine = open_metadb(f"sqlite:///{db}")
+    (build,) = latest_world_builds(engine)
+    engine.dispose()
+    assert build.content_hash == world.content_hash
