@@ -73,15 +73,15 @@ def topic_rows(rng: np.random.Generator, topic: Topic, platform: str, book: Addr
     else:
         name = pc.binary_join_element_wise(pc.take(words, pa.array(rng.integers(0, len(words), n))), suffix, "")
     kinds = topic.kinds.split("|")
+    kind = pc.take(pa.array(kinds), pa.array(rng.integers(0, len(kinds), n)))  # 업태: one value per row
     area_code = "031" if platform == "gg" else "02"
     cols: dict[str, object] = {}
     for extra, slot in extra_slots(topic.extras):
-        cols[slot] = extra_values(rng, extra, n, kinds=kinds, area_code=area_code, region_names=place["name"],
-                                  dongs=place["dong"], web_host=f"lib.{platform}.go.kr" if platform == "gg"
-                                  else "lib.seoul.go.kr")
+        cols[slot] = extra_values(rng, extra, n, kind_values=kind, area_code=area_code, region_names=place["name"],
+                                  dongs=place["dong"], web_host=f"lib.{platform}.go.kr")
     order_key = np.zeros(n, dtype=np.int64)
     if topic.license:
-        lic = _license_columns(rng, topic, platform, book, region_idx, place)
+        lic = _license_columns(rng, topic, platform, book, region_idx, kind)
         order_key = lic.pop("_days")
         cols.update(lic)
     if platform == "gg":
@@ -103,12 +103,13 @@ def topic_rows(rng: np.random.Generator, topic: Topic, platform: str, book: Addr
 
 
 def _license_columns(rng: np.random.Generator, topic: Topic, platform: str, book: AddressBook,
-                     region_idx: np.ndarray, place: dict) -> dict[str, object]:
+                     region_idx: np.ndarray, kind: pa.Array) -> dict[str, object]:
     fam = FAMILIES[topic.family]
     n = len(region_idx)
     end = int((END_DAY - EPOCH).astype(int))
     first = day_number(fam.since)
-    age = np.minimum(rng.exponential(3300, n), end - first).astype(np.int64)
+    age = rng.exponential(3300, n)
+    age = np.where(age < end - first, age, rng.uniform(0, end - first, n)).astype(np.int64)  # no pile-up at the start
     lic = end - age
     u = rng.random(n)
     state = np.where(u < fam.p_open, 0, np.where(u < fam.p_open + 0.02, 1, 2))
@@ -121,7 +122,6 @@ def _license_columns(rng: np.random.Generator, topic: Topic, platform: str, book
     year = pc.utf8_slice_codeunits(date_strings(lic), 0, 4)
     mgtno = pc.binary_join_element_wise(team, pa.scalar(fam.group), year, digits(rng, 5, n), "-")
     tel = phones(rng, "031" if platform == "gg" else "02", n, p_missing=0.3)
-    kind = pc.take(pa.array(topic.kinds.split("|")), pa.array(rng.integers(0, len(topic.kinds.split("|")), n)))
     state_arr = pa.array(state)
     if platform == "gg":
         return {"_days": lic, "LICENSG_DE": date_strings(lic), "MANAGE_NO": mgtno, "LOCPLC_FACLT_TELNO": tel,

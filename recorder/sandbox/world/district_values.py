@@ -46,9 +46,9 @@ def digits(rng: np.random.Generator, width: int, n: int) -> pa.Array:
     return pc.utf8_lpad(pc.cast(pa.array(rng.integers(0, 10 ** width, n)), pa.string()), width, "0")
 
 
-def extra_values(rng: np.random.Generator, extra: Extra, n: int, *, kinds: list[str], area_code: str,
+def extra_values(rng: np.random.Generator, extra: Extra, n: int, *, kind_values: pa.Array, area_code: str,
                  region_names: pa.Array, dongs: pa.Array, web_host: str) -> np.ndarray | pa.Array:
-    """Values of one extra field for ``n`` rows."""
+    """Values of one extra field for ``n`` rows (``kind_values``: the rows' 업태, for kind "kind")."""
     kind, arg = extra.kind, extra.arg
     if kind in ("int", "year"):
         lo, hi = (int(x) for x in arg.split(","))
@@ -62,7 +62,7 @@ def extra_values(rng: np.random.Generator, extra: Extra, n: int, *, kinds: list[
     if kind == "choice":
         return choice(rng, arg.split("|"), n)
     if kind == "kind":
-        return choice(rng, kinds, n)
+        return kind_values
     if kind == "yn":
         return choice(rng, ("Y", "N"), n)
     if kind == "tel":

@@ -47,7 +47,8 @@ def add_vote_tables(ctx: BuildContext, roster: Roster, bills: pa.Table, plenary_
     orig_cd = {name: f"{300000 + k}" for k, (_, name) in enumerate(district_names())}
     per_bill = {
         "VOTE_DATE": vote_date, "BILL_NO": b["BILL_NO"], "BILL_NAME": b["BILL_NAME"], "BILL_ID": b["BILL_ID"],
-        "LAW_TITLE": [law_title(name) for name in b["BILL_NAME"]], "CURR_COMMITTEE": b["COMMITTEE"], "CURR_COMMITTEE_ID": b["COMMITTEE_ID"],
+        "LAW_TITLE": [law_title(name) for name in b["BILL_NAME"]], "CURR_COMMITTEE": b["COMMITTEE"],
+        "CURR_COMMITTEE_ID": b["COMMITTEE_ID"],
         "DEPT_CD": b["COMMITTEE_ID"], "BILL_URL": b["DETAIL_LINK"], "BILL_NAME_URL": b["DETAIL_LINK"],
         "SESSION_CD": sessions.number(when).tolist(), "CURRENTS_CD": [ordinal.get(d, 1) for d in when.tolist()],
     }
