@@ -69,7 +69,7 @@ def write_duckdb(ctx: BuildContext, changelog: list[dict], path: Path) -> str:
         for name in sorted(ctx.tables):
             tdef = ctx.tables[name]
             con.register("_src", tdef.data)
-            order = f" ORDER BY {', '.join(_q(c) for c in tdef.sort_by)}" if tdef.sort_by else ""
+            order = f" ORDER BY {', '.join(_order_term(c) for c in tdef.sort_by)}" if tdef.sort_by else ""
             con.execute(f"CREATE TABLE {_q(name)} AS SELECT * FROM _src{order}")
             con.unregister("_src")
             for cols in tdef.indexes:
@@ -78,9 +78,10 @@ def write_duckdb(ctx: BuildContext, changelog: list[dict], path: Path) -> str:
             table_hashes.append((name, _table_digest(con, name)))
         content_hash = hashlib.sha256(json.dumps(table_hashes).encode()).hexdigest()
         con.execute("CREATE TABLE _world_tables (name VARCHAR, rows BIGINT, description VARCHAR, digest VARCHAR, "
-                    "key JSON)")
+                    "key JSON, sort_by JSON)")
         _insert(con, "_world_tables", [(n, ctx.tables[n].data.num_rows, ctx.tables[n].description, d,
-                                        json.dumps(list(ctx.tables[n].key))) for n, d in table_hashes])
+                                        json.dumps(list(ctx.tables[n].key)), json.dumps(list(ctx.tables[n].sort_by)))
+                                       for n, d in table_hashes])
         con.execute("CREATE TABLE _world_changelog (seq INTEGER, item JSON)")
         _insert(con, "_world_changelog", [(i, json.dumps(item, ensure_ascii=False)) for i, item in enumerate(changelog)])
         meta = {"seed": str(ctx.seed), "version": ctx.version, "scale": f"{ctx.scale:g}",
@@ -140,6 +141,12 @@ def _table_digest(con: duckdb.DuckDBPyConnection, name: str) -> str:
     schema = con.execute(f"SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) "
                          f"FROM information_schema.columns WHERE table_name = ?", [name]).fetchall()[0][0]
     return f"{count}:{xor}:{total}:{hashlib.sha256(schema.encode()).hexdigest()[:16]}"
+
+
+def _order_term(term: str) -> str:
+    """A sort_by entry is a column name, optionally followed by DESC."""
+    column, _, direction = term.partition(" ")
+    return _q(column) + (" DESC" if direction.strip().upper() == "DESC" else "")
 
 
 def _q(identifier: str) -> str:

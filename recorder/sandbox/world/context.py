@@ -23,7 +23,7 @@ class TableDef:
 
     name: str
     data: pa.Table
-    sort_by: tuple[str, ...] = ()  # physical order; DuckDB zone maps then prune on these
+    sort_by: tuple[str, ...] = ()  # physical order ("col" or "col DESC"); zone maps prune on these
     indexes: tuple[tuple[str, ...], ...] = ()  # ART indexes for point lookups
     description: str = ""
     key: tuple[str, ...] = ()  # columns identifying a record (drift reports diff on them)
@@ -57,7 +57,8 @@ class BuildContext:
         if name in self.tables:
             raise ValueError(f"world table {name!r} is defined twice")
         table = data if isinstance(data, pa.Table) else pa.table(dict(data))
-        for col in list(sort_by) + list(key) + [c for idx in indexes for c in idx]:
+        sort_columns = [term.split(" ")[0] for term in sort_by]  # a term may end in " DESC"
+        for col in sort_columns + list(key) + [c for idx in indexes for c in idx]:
             if col not in table.column_names:
                 raise ValueError(f"world table {name!r}: sort/index column {col!r} does not exist")
         self.tables[name] = TableDef(name, table, tuple(sort_by),
@@ -74,6 +75,6 @@ class BuildContext:
     def replace_table(self, name: str, data: pa.Table) -> None:
         """Swap a table's content, keeping its storage hints (used by world-version drift)."""
         old = self.tables[name]
-        self.tables[name] = TableDef(name, data, tuple(c for c in old.sort_by if c in data.column_names),
+        self.tables[name] = TableDef(name, data, tuple(c for c in old.sort_by if c.split(" ")[0] in data.column_names),
                                      tuple(i for i in old.indexes if all(c in data.column_names for c in i)),
                                      old.description, old.key)

@@ -96,7 +96,8 @@ def _seoul(ctx: BuildContext, ids: _Ids, entries: list[DatasetEntry], book: Addr
            words: pa.Array) -> Iterator[pa.Table]:
     weights = np.array([r.weight for r in book.regions], dtype=float)
     licenses = list(LICENSE_TYPES)  # types Seoul has none of are still served, empty (INFO-200)
-    ranked = sorted(range(len(licenses)), key=lambda i: (-licenses[i].seoul_rows, i))
+    # Types with a known real code first (their per-district services are the documented ones), then the largest.
+    ranked = sorted(range(len(licenses)), key=lambda i: (not licenses[i].seoul_code, -licenses[i].seoul_rows, i))
     per_district = {licenses[i].ko for i in ranked[:SEOUL_PER_DISTRICT_TYPES]}
     codes = localdata_codes(LICENSE_TYPES)
     for topic in licenses:

@@ -104,7 +104,7 @@ def gg_topic_entry(ds: int, topic: Topic, service: str) -> DatasetEntry:
     else:
         fields = [*GG_HEAD, name, *_extras(topic, "gg"), *GG_PLACE]
         filters = [_f("SIGUN_CD"), _f("SIGUN_NM"), _f(topic.name_field, "like")]
-        desc = (f"경기도 시·군별 {topic.ko} 목록입니다. 명칭({topic.name_field}), {_extra_phrase(topic)} 등의 정보와 "
+        desc = (f"경기도 시·군별 {topic.ko.removesuffix(' 현황')} 목록입니다. 명칭({topic.name_field}), {_extra_phrase(topic)} 등의 정보와 "
                 f"소재지 도로명·지번 주소, 우편번호, WGS84 위경도 좌표를 제공합니다. 시군코드(SIGUN_CD)·시군명(SIGUN_NM)·"
                 f"명칭(부분일치)으로 조회할 수 있습니다.")
     title = f"경기도 {topic.ko}" if topic.ko.endswith("현황") else f"경기도 {topic.ko} 현황"

@@ -149,7 +149,7 @@ FACILITY_TOPICS: tuple[Topic, ...] = (
        Extra("STOP_POSBL_CNT", "STOP_CNT", "정차가능대수", "int", "2,15"), OFFICE, name_field="TAXI_STAND_NM"),
     _f("공공와이파이", "Public WiFi", 11000, 9000, "버스정류장|공원|전통시장|행정복지센터|관광지|광장",
        Extra("INSTL_PLC_DIV_NM", "INSTL_TY", "설치장소구분", "choice", "버스정류장|공원|전통시장|주민센터|관광지|복지시설"),
-       Extra("SSID_NM", "SSID", "SSID", "choice", "Public WiFi Free|Public WiFi Secure"),
+       Extra("SSID_NM", "SSID", "무선망이름(SSID)", "choice", "Public WiFi Free|Public WiFi Secure"),
        Extra("SVC_PROVIDER_NM", "CMCWR", "서비스제공사", "choice", "KT|SKT|LGU+"), INSTL_YY,
        name_field="INSTL_PLC_NM", seoul_service="TbPublicWifiInfo", dong=True),
     _f("무인민원발급기", "Unmanned Certificate Kiosk", 1100, 900, "행정복지센터|지하철역|병원|대형마트|구청|시청",

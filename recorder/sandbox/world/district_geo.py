@@ -64,9 +64,6 @@ SEOUL_CODES: dict[str, tuple[str, str, tuple[int, int], str]] = {
 SEOUL_WEIGHTS = (14, 12, 22, 28, 34, 34, 38, 43, 29, 31, 50, 46, 31, 37, 44, 56, 40, 23, 38, 38, 49, 41,
                  54, 66, 46)
 
-GG_BBOX = (36.89, 38.29, 126.37, 127.86)  # lat min/max, lon min/max of Gyeonggi-do
-SEOUL_BBOX = (37.42, 37.71, 126.76, 127.19)
-
 
 @dataclass(frozen=True)
 class Region:
@@ -89,7 +86,7 @@ class Region:
 def gyeonggi_regions() -> list[Region]:
     out = []
     for m in GYEONGGI_MUNICIPALITIES:
-        spread = 0.025 + 0.0045 * np.sqrt(m.population_weight) if not m.name.endswith("군") else 0.07
+        spread = 0.02 + 0.003 * np.sqrt(m.population_weight) if not m.name.endswith("군") else 0.06
         out.append(Region(m.sigun_cd, m.name, "경기도", m.lat, m.lon, float(spread), m.population_weight,
                           GG_ZIP_RANGES[m.sigun_cd], GG_TEAM_CODES[m.sigun_cd], m.name.endswith("군")))
     return out
@@ -144,7 +141,7 @@ class AddressBook:
 
     def coords(self, rng: np.random.Generator, region_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         centre = np.array([[r.lat, r.lon, r.spread] for r in self.regions])[region_idx]
-        z = np.clip(rng.normal(0, 1, (len(region_idx), 2)), -2.2, 2.2)  # stay near the region
+        z = np.clip(rng.normal(0, 1, (len(region_idx), 2)), -2.0, 2.0)  # stay inside the region
         lat = np.round(centre[:, 0] + z[:, 0] * centre[:, 2], 6)
         lon = np.round(centre[:, 1] + z[:, 1] * centre[:, 2] * 1.25, 6)
         return lat, lon

@@ -24,13 +24,18 @@ _INDUSTRY = ("농업, 임업 및 어업|광업|제조업|전기, 가스, 증기 
 
 @dataclass(frozen=True)
 class Measure:
-    """One value column: a count per 10k inhabitants and category, or a rate within a range."""
+    """One value column: a count per 10k inhabitants and category, a rate within a range, or a part.
+
+    A part (``part="share"``) is the first measure times a share in [lo, hi] (검거 of 발생,
+    남자 of 인구); ``part="rest"`` is the first measure minus the previous one (여자 인구).
+    """
 
     name: str
     description: str
-    lo: float  # count: mean per 10k inhabitants per category; rate: lower bound
-    hi: float = 0.0  # rate: upper bound (0 marks a count)
+    lo: float  # count: mean per 10k inhabitants per category; rate/share: lower bound
+    hi: float = 0.0  # rate/share: upper bound (0 marks a count)
     decimals: int = 0
+    part: str = ""  # "" | "share" | "rest"
 
 
 @dataclass(frozen=True)
@@ -43,21 +48,29 @@ class StatsTopic:
     measures: tuple[Measure, ...]
 
 
-def _m(name: str, desc: str, lo: float, hi: float = 0.0, decimals: int = 0) -> Measure:
-    return Measure(name, desc, lo, hi, decimals)
+def _m(name: str, desc: str, lo: float, hi: float = 0.0, decimals: int = 0, part: str = "") -> Measure:
+    return Measure(name, desc, lo, hi, decimals, part)
+
+
+def _share(name: str, desc: str, lo: float, hi: float) -> Measure:
+    return Measure(name, desc, lo, hi, 0, "share")
+
+
+def _rest(name: str, desc: str) -> Measure:
+    return Measure(name, desc, 0, 0, 0, "rest")
 
 
 STATS_TOPICS: tuple[StatsTopic, ...] = (
     StatsTopic("주민등록인구 현황", "Population", "AGE_GRP_NM", "연령대", _AGES,
-               (_m("POPLTN_CNT", "인구수(명)", 590), _m("MALE_POPLTN_CNT", "남자인구수(명)", 295),
-                _m("FEMALE_POPLTN_CNT", "여자인구수(명)", 295))),
+               (_m("POPLTN_CNT", "인구수(명)", 590), _share("MALE_POPLTN_CNT", "남자인구수(명)", 0.46, 0.53),
+                _rest("FEMALE_POPLTN_CNT", "여자인구수(명)"))),
     StatsTopic("세대 현황", "Household", "HSHLD_MBR_DIV_NM", "세대원수", "1인|2인|3인|4인|5인|6인이상",
                (_m("HSHLD_CNT", "세대수", 700),)),
     StatsTopic("외국인주민 현황", "Foreign Resident", "NATION_NM", "국적",
                "중국(한국계)|중국|베트남|태국|우즈베키스탄|필리핀|미국|캄보디아|네팔|기타",
                (_m("RESIDNT_CNT", "외국인주민수(명)", 40),)),
     StatsTopic("사업체 현황", "Establishment", "INDUST_CLASS_NM", "산업대분류", _INDUSTRY,
-               (_m("BIZESTBL_CNT", "사업체수(개)", 50), _m("WORKR_CNT", "종사자수(명)", 230))),
+               (_m("BIZESTBL_CNT", "사업체수(개)", 50), _share("WORKR_CNT", "종사자수(명)", 2, 9))),
     StatsTopic("자동차등록 현황", "Vehicle Registration", "CAR_KIND_NM", "차종", "승용|승합|화물|특수",
                (_m("REGIST_CNT", "등록대수(대)", 1200),)),
     StatsTopic("주택 현황", "Housing", "HOUSE_TYPE_NM", "주택유형", "단독주택|아파트|연립주택|다세대주택|비거주용건물내주택",
@@ -67,7 +80,7 @@ STATS_TOPICS: tuple[StatsTopic, ...] = (
     StatsTopic("혼인·이혼 현황", "Marriage Divorce", "", "", "",
                (_m("MRRG_CNT", "혼인건수(건)", 38), _m("DIVRC_CNT", "이혼건수(건)", 17))),
     StatsTopic("국민기초생활보장 수급자 현황", "Basic Livelihood Recipient", "SUPLY_TYPE_NM", "급여유형",
-               "일반수급자|시설수급자|특례수급자", (_m("RECIPTR_CNT", "수급자수(명)", 120), _m("HSHLD_CNT", "수급가구수", 80))),
+               "일반수급자|시설수급자|특례수급자", (_m("RECIPTR_CNT", "수급자수(명)", 120), _share("HSHLD_CNT", "수급가구수", 0.6, 0.75))),
     StatsTopic("등록장애인 현황", "Registered Disabled", "DSPSN_TYPE_NM", "장애유형",
                "지체|뇌병변|시각|청각|언어|지적|자폐성|정신|신장|심장|호흡기|간|안면|장루·요루|뇌전증",
                (_m("DSPSN_CNT", "등록장애인수(명)", 35),)),
@@ -75,7 +88,7 @@ STATS_TOPICS: tuple[StatsTopic, ...] = (
                (_m("POPLTN_CNT", "인구수(명)", 330),)),
     StatsTopic("어린이집 통계", "Daycare Statistics", "CHILDCARE_TYPE_NM", "어린이집유형",
                "국공립|사회복지법인|법인·단체등|민간|가정|직장|협동",
-               (_m("FACLT_CNT", "어린이집수(개소)", 2), _m("CHILD_CNT", "보육아동수(명)", 50))),
+               (_m("FACLT_CNT", "어린이집수(개소)", 2), _share("CHILD_CNT", "보육아동수(명)", 15, 60))),
     StatsTopic("의료기관 현황", "Medical Institution", "MEDINST_KIND_NM", "종별",
                "상급종합병원|종합병원|병원|요양병원|의원|치과의원|한의원|약국",
                (_m("INST_CNT", "기관수(개소)", 3), _m("SICKBD_CNT", "병상수(개)", 40))),
@@ -92,15 +105,16 @@ STATS_TOPICS: tuple[StatsTopic, ...] = (
                (_m("FIRE_CNT", "화재건수(건)", 1.5), _m("INJRY_CNT", "인명피해(명)", 0.1),
                 _m("PROPRT_DMG_AMT", "재산피해(천원)", 1200))),
     StatsTopic("교통사고 현황", "Traffic Accident", "ACDNT_TYPE_NM", "사고유형", "차대사람|차대차|차량단독",
-               (_m("ACDNT_CNT", "발생건수(건)", 13), _m("DEATH_CNT", "사망자수(명)", 0.2), _m("INJPSN_CNT", "부상자수(명)", 19))),
+               (_m("ACDNT_CNT", "발생건수(건)", 13), _share("DEATH_CNT", "사망자수(명)", 0, 0.03),
+                _share("INJPSN_CNT", "부상자수(명)", 1.2, 1.6))),
     StatsTopic("5대범죄 발생 현황", "Five Major Crime", "CRIME_KIND_NM", "범죄유형", "살인|강도|강간·강제추행|절도|폭력",
-               (_m("OCCRRNC_CNT", "발생건수(건)", 17), _m("ARREST_CNT", "검거건수(건)", 12))),
+               (_m("OCCRRNC_CNT", "발생건수(건)", 17), _share("ARREST_CNT", "검거건수(건)", 0.55, 0.97))),
     StatsTopic("세출예산 현황", "Expenditure Budget", "FIELD_NM", "분야",
                "일반공공행정|공공질서및안전|교육|문화및관광|환경|사회복지|보건|농림해양수산|산업·중소기업및에너지|교통및물류|국토및지역개발|예비비",
                (_m("BUDGET_AMT", "예산액(백만원)", 90),)),
     StatsTopic("지방세 징수 현황", "Local Tax Collection", "TAX_ITEM_NM", "세목",
                "취득세|등록면허세|주민세|재산세|자동차세|지방소득세|담배소비세|지방교육세",
-               (_m("LEVY_AMT", "부과액(백만원)", 60), _m("COLLCT_AMT", "징수액(백만원)", 57))),
+               (_m("LEVY_AMT", "부과액(백만원)", 60), _share("COLLCT_AMT", "징수액(백만원)", 0.9, 0.99))),
     StatsTopic("공무원 현황", "Civil Servant", "RANK_NM", "직급", "3급이상|4급|5급|6급|7급|8급|9급|연구·지도직",
                (_m("OFCR_CNT", "공무원수(명)", 4),)),
     StatsTopic("토지이용 현황", "Land Use", "LAND_CTGRY_NM", "지목", "전|답|임야|대|공장용지|도로|하천|공원|기타",
@@ -134,9 +148,13 @@ def stats_values(rng: np.random.Generator, topic: StatsTopic, weights: np.ndarra
     cat = np.tile(np.arange(n_cat), n_years * n_reg)
     share = rng.dirichlet(np.full(n_cat, 3.0)) * n_cat  # uneven categories, mean 1
     trend = 1 + 0.015 * year + rng.normal(0, 0.03, len(year))
-    values = []
+    values: list[np.ndarray] = []
     for m in topic.measures:
-        if m.hi:
+        if m.part == "share":
+            v = values[0] * rng.uniform(m.lo, m.hi, len(year))
+        elif m.part == "rest":
+            v = values[0] - values[-1]
+        elif m.hi:
             v = rng.uniform(m.lo, m.hi, len(year))
         else:
             v = m.lo * weights[region] * share[cat] * trend * rng.lognormal(0, 0.15, len(year))

@@ -21,7 +21,7 @@ class Extra:
     gg: str
     seoul: str
     description: str
-    kind: str  # int | float | choice | date | yn | tel | hours | office | emd | url | year
+    kind: str  # int | float | year | date | choice | kind (the row's 업태) | yn | tel | hours | office | emd | url | bizno
     arg: str = ""  # "lo,hi" for numbers and dates, "a|b|c" for choices
 
     @property

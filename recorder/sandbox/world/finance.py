@@ -52,9 +52,9 @@ def build(ctx: BuildContext) -> None:
                   description="Key accounts of periodic reports (fnlttSinglAcnt)")
     # Date-major: one basDt is one or two row groups. One ticker over a range scans the 11 row
     # groups in ~2 ms at full scale; DuckDB does not use an ART index for it, so none is built.
-    ctx.add_table("krx_price", prices, sort_by=["basDt", "srtnCd"],
+    ctx.add_table("krx_price", prices, sort_by=["basDt DESC", "srtnCd"],
                   key=["basDt", "srtnCd"], description="Daily KRX prices (FSC getStockPriceInfo)")
-    ctx.add_table("krx_item_info", build_item_info(listed, paths.days), sort_by=["basDt", "srtnCd"],
+    ctx.add_table("krx_item_info", build_item_info(listed, paths.days), sort_by=["basDt DESC", "srtnCd"],
                   key=["basDt", "srtnCd"], description="KRX listed items at month ends (getItemInfo)")
     ctx.add_table("kdic_institution", institutions, sort_by=["num"], key=["fnccmpNm"],
                   description="KDIC insured financial institutions")

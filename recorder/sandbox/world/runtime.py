@@ -17,6 +17,19 @@ from typing import Any
 import duckdb
 
 
+def _norm_order(order_by: str) -> str:
+    """Canonical form of an ORDER BY list: no quotes, single spaces, no explicit ASC."""
+    terms = []
+    for term in order_by.replace('"', "").split(","):
+        words = term.split()
+        if words and words[-1].upper() == "ASC":
+            words = words[:-1]
+        elif words and words[-1].upper() == "DESC":
+            words[-1] = "DESC"
+        terms.append(" ".join(words))
+    return ", ".join(terms)
+
+
 class World:
     """An opened world file. One DuckDB connection, one cursor per thread."""
 
@@ -32,7 +45,12 @@ class World:
         self.scale = float(meta["scale"])
         self.content_hash = meta["content_hash"]
         self.generator_version = meta["generator_version"]
-        self.table_names = frozenset(r[0] for r in self._con.execute("SELECT name FROM _world_tables").fetchall())
+        tables = self._con.execute("SELECT name, rows, sort_by FROM _world_tables").fetchall()
+        self.table_names = frozenset(name for name, _, _ in tables)
+        self._rows = {name: rows for name, rows, _ in tables}
+        # Tables whose physical order is known: an unfiltered page in that order is a rowid range.
+        self._physical_order = {name: _norm_order(", ".join(json.loads(order))) for name, _, order in tables
+                                if order and json.loads(order)}
         self._count = lru_cache(maxsize=8192)(self._count_uncached)
 
     @classmethod
@@ -63,6 +81,13 @@ class World:
              offset: int, limit: int, columns: str = "*") -> tuple[int, list[dict[str, Any]]]:
         """Total count and one page of ``table`` filtered by ``where`` (SQL with ? placeholders)."""
         clause = f" WHERE {where}" if where else ""
+        if not where and self._physical_order.get(table) == _norm_order(order_by):
+            # Deep pages of big tables: a rowid range reads one row group instead of skipping rows.
+            total = self._rows[table]
+            if offset >= total or limit <= 0:
+                return total, []
+            return total, self.rows(f'SELECT {columns} FROM "{table}" WHERE rowid >= ? AND rowid < ? ORDER BY rowid',
+                                    [offset, offset + limit])
         total = self._count(f'SELECT count(*) FROM "{table}"{clause}', tuple(params))
         if total == 0 or offset >= total or limit <= 0:
             return total, []

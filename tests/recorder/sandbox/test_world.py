@@ -78,3 +78,23 @@ def test_v2_differs_from_v1_exactly_as_its_changelog_says(small_worlds):
         actual = [a for a in actual if a not in matched]
     canon = lambda items: sorted(json.dumps(i, sort_keys=True, ensure_ascii=False) for i in items)
     assert canon(actual) == canon(expected)
+
+
+def test_v2_serves_its_drift_over_http(small_worlds, keys):
+    from starlette.testclient import TestClient
+
+    from recorder.sandbox import create_sandbox_app
+
+    def get(version, path, **params):
+        with TestClient(create_sandbox_app(World.open(small_worlds[version]), keys), base_url="http://s") as c:
+            return c.get(path, params={"Type": "json", **params}).json()
+
+    bill_no = World.open(small_worlds["v1"]).scalar('SELECT "BILL_NO" FROM assembly_bill LIMIT 1')
+    allbill = {"KEY": keys.first("assembly"), "BILL_NO": bill_no}
+    assert "ALLBILL" in get("v1", "/assembly/portal/openapi/ALLBILL", **allbill)
+    assert get("v2", "/assembly/portal/openapi/ALLBILL", **allbill)["RESULT"]["CODE"] == "ERROR-310"
+    school = {"KEY": keys.first("edu"), "pSize": "1"}
+    (row_v1,) = get("v1", "/neis/hub/schoolInfo", **school)["schoolInfo"][1]["row"]
+    (row_v2,) = get("v2", "/neis/hub/schoolInfo", **school)["schoolInfo"][1]["row"]
+    assert "INDST_SPECL_CCCCL_EXST_YN" in row_v1 and "INDST_SPECL_CLASS_EXST_YN" in row_v2
+    assert set(row_v2) - set(row_v1) == {"INDST_SPECL_CLASS_EXST_YN", "SCHUL_KND_SC_CODE"}
