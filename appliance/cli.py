@@ -103,6 +103,7 @@ def sandbox_serve(
     world: WorldOpt = None, seed: SeedOpt = None,
     faults: Annotated[str | None, typer.Option(
         help=f"fault profile: {', '.join(BUILTIN_PROFILES)}, or a JSON file")] = None,
+    workers: Annotated[int, typer.Option(help="worker processes (one per core serves the most)", min=1, max=64)] = 1,
 ) -> None:
     """Serve the ten emulated platforms on HOST:PORT until interrupted."""
     settings = _settings(world, seed, host=host, port=port, faults=faults)
@@ -113,7 +114,7 @@ def sandbox_serve(
     service = SandboxService(settings, _open_world(settings), _keystore(settings), profile)
     err.print(f"sandbox world {service.world.version} on http://{settings.sandbox.host}:{settings.sandbox.port} "
               f"(faults: {settings.sandbox.faults}); Ctrl-C stops")
-    service.run_forever()
+    service.run_forever(workers)
 
 
 @sandbox_app.command("check")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -11,6 +12,7 @@ import httpx
 import uvicorn
 
 from recorder.sandbox import FaultProfile, KeyStore, World, create_sandbox_app
+from recorder.sandbox.asgi import worker_environment
 from recorder.sandbox.probes import PROBES, read_outcome
 
 from .config import KopaSettings
@@ -24,7 +26,7 @@ class SandboxService:
         self.settings, self.world, self.keys, self.faults = settings, world, keys, faults
         self.app = create_sandbox_app(world, keys, faults)
 
-    def run_forever(self) -> None:
+    def run_forever(self, workers: int = 1) -> None:
         engine = open_metadb(self.settings.metadb_url)
         record(engine, WorldBuild(version=self.world.version, seed=self.world.seed, scale=self.world.scale,
                                   content_hash=self.world.content_hash, path=str(self.world.path)))
@@ -32,8 +34,15 @@ class SandboxService:
             world_version=self.world.version, content_hash=self.world.content_hash,
             host=self.settings.sandbox.host, port=self.settings.sandbox.port, faults=self.settings.sandbox.faults))
         try:
-            uvicorn.run(self.app, host=self.settings.sandbox.host, port=self.settings.sandbox.port,
-                        log_level="warning", lifespan="off")
+            if workers == 1:
+                uvicorn.run(self.app, host=self.settings.sandbox.host, port=self.settings.sandbox.port,
+                            log_level="warning", lifespan="off")
+            else:
+                # Worker processes rebuild the app from the environment (keys stay in memory/env only).
+                os.environ.update(worker_environment(self.world, self.keys, self.faults))
+                uvicorn.run("recorder.sandbox.asgi:app_from_env", factory=True, workers=workers,
+                            host=self.settings.sandbox.host, port=self.settings.sandbox.port,
+                            log_level="warning", lifespan="off")
         finally:
             close_session(engine, session.id)
 

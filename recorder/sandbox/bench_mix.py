@@ -21,7 +21,7 @@ def _deep(total: int, size: int, fraction: float = 0.9) -> int:
 def request_mix(world: World, keys: KeyStore) -> list[Request]:
     k = keys.first
     unit = world.scalar('SELECT "unitCode" FROM ex_unit ORDER BY "unitCode" LIMIT 1')
-    unit_rows = world.count("ex_traffic_ic", '"unitCode" = ?', [unit])
+    day_ex = world.scalar('SELECT min("sumDate") FROM ex_traffic_ic')
     day = world.scalar('SELECT max("USE_YMD") FROM seoul_subway_ridership')
     month, month_rows = world.rows('SELECT "RENT_NM" m, count(*) n FROM seoul_bike_rent_month GROUP BY 1 '
                                    'ORDER BY 2 DESC, 1 LIMIT 1')[0].values()
@@ -36,9 +36,8 @@ def request_mix(world: World, keys: KeyStore) -> list[Request]:
     seoul_start = max(1, int(month_rows * 0.9) - 99)
     ds_start = max(1, int(biggest["seoul"]["row_count"] * 0.9) - 99)
     return [
-        ("ex trafficIc (deep page of one tollbooth)", "/ex/openapi/trafficapi/trafficIc",
-         {"key": k("ex"), "type": "json", "unitCode": str(unit).strip(), "numOfRows": "100",
-          "pageNo": str(_deep(unit_rows, 100))}),
+        ("ex trafficIc (one tollbooth, a day)", "/ex/openapi/trafficapi/trafficIc",
+         {"key": k("ex"), "type": "json", "unitCode": str(unit).strip(), "sumDate": day_ex, "numOfRows": "100"}),
         ("ex locationinfoUnit", "/ex/openapi/locationinfo/locationinfoUnit",
          {"key": k("ex"), "type": "json", "numOfRows": "100", "pageNo": "2"}),
         ("seoul CardSubwayStatsNew (a day)", f"/seoul/{k('seoul')}/json/CardSubwayStatsNew/1/100/{day}", {}),

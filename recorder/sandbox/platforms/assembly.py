@@ -40,6 +40,11 @@ def projection(*fields: str) -> dict[str, Any]:
     return {"columns": columns, "format_row": format_row}
 
 
+# Newest bill first. BILL_NO starts with the term, so this is BILL_NO DESC, and it is the
+# table's physical order: pages stream off the scan instead of sorting a whole term.
+BILL_ORDER = '"AGE" DESC, "BILL_NO" DESC'
+
+
 def _svc(name: str, table: str, order_by: str, **kw: Any) -> HubService:
     return HubService(name=name, table=table, order_by=order_by, single_row_as_object=True, **kw)
 
@@ -69,16 +74,16 @@ SERVICES: dict[str, HubService] = {s.name: s for s in (
     _svc("ALLNAMEMBER", "assembly_member_history", '"NAAS_NM", "NAAS_CD"',
          filters={p: p for p in ("NAAS_CD", "NAAS_NM")},
          like_filters={p: p for p in ("PLPT_NM", "ELECD_NM", "BLNG_CMIT_NM", "GTELT_ERACO")}),
-    _svc("nzmimeepazxkubdpn", "assembly_bill", '"BILL_NO" DESC', where='"PROPOSER_KIND" = ?',
+    _svc("nzmimeepazxkubdpn", "assembly_bill", BILL_ORDER, where='"PROPOSER_KIND" = ?',
          where_params=("의원",), required=("AGE",),
          filters={p: p for p in ("AGE", "PROC_RESULT", "COMMITTEE", "BILL_ID", "BILL_NO")},
          like_filters={"BILL_NAME": "BILL_NAME", "PROPOSER": "PROPOSER"}, **MEMBER_BILL_FIELDS),
-    _svc("TVBPMBILL11", "assembly_bill", '"BILL_NO" DESC',
+    _svc("TVBPMBILL11", "assembly_bill", BILL_ORDER,
          filters={"BILL_ID": "BILL_ID", "BILL_NO": "BILL_NO", "AGE": "AGE", "PROPOSER_KIND": "PROPOSER_KIND",
                   "CURR_COMMITTEE_ID": "COMMITTEE_ID", "CURR_COMMITTEE": "COMMITTEE",
                   "PROC_RESULT_CD": "PROC_RESULT", "PROC_DT": "PROC_DT"},
          like_filters={"BILL_NAME": "BILL_NAME", "PROPOSER": "PROPOSER"}, **ALL_BILL_SEARCH_FIELDS),
-    _svc("ALLBILL", "assembly_bill", '"BILL_NO" DESC', required=("BILL_NO",),
+    _svc("ALLBILL", "assembly_bill", BILL_ORDER, required=("BILL_NO",),
          filters={"BILL_NO": "BILL_NO", "BILL_ID": "BILL_ID"}, **BILL_DETAIL_FIELDS),
     _svc("nxrvzonlafugpqjuh", "assembly_committee", '"HR_DEPT_CD"',
          filters={p: p for p in ("CMT_DIV_NM", "HR_DEPT_CD", "COMMITTEE_NAME")}),

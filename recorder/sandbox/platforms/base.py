@@ -83,15 +83,18 @@ def query(request: Request) -> QueryParams:
     return request.query_params
 
 
+MAX_INT = 2**31 - 1  # the portals' paging fields are Java ints
+
+
 def parse_positive_int(value: str | None, default: int) -> int | None:
-    """Parse a paging number; ``None`` means the value was present but not a positive integer."""
+    """Parse a paging number; ``None`` means the value was present but not an int in 1..MAX_INT."""
     if value is None or value == "":
         return default
     try:
         number = int(value)
     except ValueError:
         return None
-    return number if number >= 1 else None
+    return number if 1 <= number <= MAX_INT else None
 
 
 def wants_xml(fmt: str | None, default_xml: bool) -> bool:

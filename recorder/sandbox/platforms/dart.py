@@ -54,7 +54,7 @@ AMOUNT_FIELDS = ("thstrm_amount", "thstrm_add_amount", "frmtrm_amount", "frmtrm_
 REPRT_CODES = ("11013", "11012", "11014", "11011")
 PBLNTF_TYPES = tuple("ABCDEFGHIJ")
 CORP_CLASSES = ("Y", "K", "N", "E")
-SORT_COLUMNS = {"date": "rcept_no", "crp": "corp_name", "rpt": "report_nm"}
+SORT_COLUMNS = {"date": "rcept_dt", "crp": "corp_name", "rpt": "report_nm"}
 _CORP_CODE = re.compile(r"\d{8}")
 _YMD = re.compile(r"\d{8}")
 

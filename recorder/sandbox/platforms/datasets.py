@@ -19,7 +19,7 @@ from .hub import HubService, value_str
 from .seoul import SeoulService
 
 CATALOG_TABLE = "district_datasets"
-ORDER = '"_seq"'
+ORDER = '"_ds", "_seq"'  # the tables' physical order: pages stream, nothing is sorted
 WHERE = '"_ds" = ?'
 
 

@@ -30,7 +30,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from ..faults import FaultKind
-from .base import PlatformContext, PlatformSpec
+from .base import MAX_INT, PlatformContext, PlatformSpec
 from .xmlio import XML_DECL, element
 
 SPEC = PlatformSpec(
@@ -146,9 +146,12 @@ def parse_number(value: str | None, default: int) -> int:
     if value is None:
         return default
     try:
-        return int(value.strip())
+        number = int(value.strip())
     except ValueError:
         raise JavaException(f'For input string: "{value}"') from None
+    if not -MAX_INT - 1 <= number <= MAX_INT:  # Integer.parseInt overflows the same way
+        raise JavaException(f'For input string: "{value}"')
+    return number
 
 
 def text(value: Any) -> str | None:

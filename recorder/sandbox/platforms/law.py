@@ -34,7 +34,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ..faults import FaultKind
-from .base import PlatformContext, PlatformSpec, parse_positive_int
+from .base import MAX_INT, PlatformContext, PlatformSpec, parse_positive_int
 from .xmlio import XML_DECL
 
 SPEC = PlatformSpec(
@@ -115,9 +115,10 @@ def _range(value: str) -> tuple[str, str] | None:
 
 def _int_or_none(value: str) -> int | None:
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
         return None
+    return number if abs(number) <= MAX_INT else None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ..faults import FaultKind
-from .base import PlatformContext, PlatformSpec
+from .base import MAX_INT, PlatformContext, PlatformSpec
 from .hub import MESSAGES, json_response
 from .xmlio import XML_DECL, element
 
@@ -111,6 +111,8 @@ def serve(pctx: PlatformContext, services: dict[str, SeoulService], rest: str) -
     try:
         start, end = int(parts[3]), int(parts[4])
     except ValueError:
+        return seoul_result("ERROR-333", xml=xml)
+    if start > MAX_INT or end > MAX_INT:
         return seoul_result("ERROR-333", xml=xml)
     if start < 1:
         return seoul_result("ERROR-331", xml=xml)

@@ -25,8 +25,15 @@ import duckdb
 from . import district, drift, education, finance, law, politics, traffic
 from .context import BuildContext
 
-# Bump when any generator changes what it writes: cached worlds of older generators are rebuilt.
-GENERATOR_VERSION = "1"
+def _generator_fingerprint() -> str:
+    """Hash of the generator sources: a changed generator never reuses a stale cached world."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+GENERATOR_VERSION = _generator_fingerprint()
 WORLD_VERSIONS = ("v1", "v2")
 DEFAULT_SEED = 20260901
 

@@ -174,7 +174,7 @@ def _acquisitions(ctx: BuildContext, quals: list[Qual], passers: np.ndarray, rng
         "ageGrupCd": np.array([x[0] for x in AGE_GROUPS])[a], "ageGrupNm": np.array([x[1] for x in AGE_GROUPS])[a],
         "genderCd": np.array(["M", "F"])[g], "genderNm": np.array(["남성", "여성"])[g],
         "acquCnt": c,
-    }), sort_by=("acquYy", "qualgbCd", "jmCd", "acquMm", "rgnCd"),
+    }), sort_by=("acquYy", "qualgbCd", "jmCd", "acquMm", "rgnCd", "ageGrupCd", "genderCd"),
         key=("acquYy", "acquMm", "jmCd", "rgnCd", "ageGrupCd", "genderCd"),
         description="new qualification holders by month, region, age group and gender (qualAcquPtcond)")
 

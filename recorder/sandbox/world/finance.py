@@ -43,7 +43,7 @@ def build(ctx: BuildContext) -> None:
 
     ctx.add_table("dart_corp", corps, sort_by=["corp_code"], key=["corp_code"],
                   description="DART-registered corporations (company.json, corpCode.xml)")
-    ctx.add_table("dart_disclosure", disclosures, sort_by=["rcept_dt", "rcept_no"], indexes=[["corp_code"]],
+    ctx.add_table("dart_disclosure", disclosures, sort_by=["rcept_dt DESC", "rcept_no DESC"], indexes=[["corp_code"]],
                   key=["rcept_no"], description="OpenDART disclosure list (list.json)")
     ctx.add_table("dart_cvbd", pa.Table.from_pylist(cb_rows), sort_by=["corp_code", "rcept_no"],
                   key=["rcept_no"], description="Convertible-bond issuance decisions (cvbdIsDecsn)")

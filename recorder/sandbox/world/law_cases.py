@@ -54,7 +54,7 @@ def article_label(number: int, branch: int) -> str:
 def build_cases(ctx: BuildContext, laws: list[CitableLaw]) -> None:
     statutes = [law for law in laws if law.kind in ("법률", "헌법")]
     prec, refs = _precedents(ctx.rng("law.precedents"), ctx.n(5200, minimum=60), statutes)
-    ctx.add_table("law_prec", prec, sort_by=("선고일자", "판례일련번호"), indexes=[("판례일련번호",)],
+    ctx.add_table("law_prec", prec, sort_by=("선고일자 DESC", "판례일련번호"), indexes=[("판례일련번호",)],
                   key=("판례일련번호",), description="판례 (court precedents) with full text and 참조조문")
     ctx.add_table("law_prec_ref", refs, sort_by=("법령명", "판례일련번호"), key=("판례일련번호", "법령ID", "조문번호",
                                                                               "조문가지번호"),

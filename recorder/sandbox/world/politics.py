@@ -24,7 +24,7 @@ def build(ctx: BuildContext) -> None:
     add_member_tables(ctx, roster)
     sittings = sitting_calendar(ctx)
     bills = bill_table(ctx, roster, build_bills(ctx, roster, sittings))
-    ctx.add_table("assembly_bill", bills, sort_by=("AGE", "BILL_NO"), indexes=(("BILL_ID",),),
+    ctx.add_table("assembly_bill", bills, sort_by=("AGE DESC", "BILL_NO DESC"), indexes=(("BILL_ID",),),
                   key=("BILL_ID",), description="열린국회정보 bills of terms 20-22 (nzmimeepazxkubdpn, "
                                                 "TVBPMBILL11, ALLBILL), member, committee and government bills")
     add_minutes_tables(ctx, sittings, bills)

@@ -17,6 +17,9 @@ from typing import Any
 import duckdb
 
 
+DEEP_OFFSET = 1000  # from this offset on, pages are fetched in two phases (see World.page)
+
+
 def _norm_order(order_by: str) -> str:
     """Canonical form of an ORDER BY list: no quotes, single spaces, no explicit ASC."""
     terms = []
@@ -37,7 +40,8 @@ class World:
         self.path = Path(path)
         if not self.path.exists():
             raise FileNotFoundError(f"world file {self.path} does not exist; build it with `kopa sandbox info`")
-        self._con = duckdb.connect(str(self.path), read_only=True)
+        # One thread per query: requests are small and many; parallel scans only add scheduling.
+        self._con = duckdb.connect(str(self.path), read_only=True, config={"threads": 1})
         self._local = threading.local()
         meta = dict(self._con.execute("SELECT key, value FROM _world_meta").fetchall())
         self.seed = int(meta["seed"])
@@ -81,7 +85,8 @@ class World:
              offset: int, limit: int, columns: str = "*") -> tuple[int, list[dict[str, Any]]]:
         """Total count and one page of ``table`` filtered by ``where`` (SQL with ? placeholders)."""
         clause = f" WHERE {where}" if where else ""
-        if not where and self._physical_order.get(table) == _norm_order(order_by):
+        physical = self._physical_order.get(table) == _norm_order(order_by)
+        if not where and physical:
             # Deep pages of big tables: a rowid range reads one row group instead of skipping rows.
             total = self._rows[table]
             if offset >= total or limit <= 0:
@@ -91,9 +96,25 @@ class World:
         total = self._count(f'SELECT count(*) FROM "{table}"{clause}', tuple(params))
         if total == 0 or offset >= total or limit <= 0:
             return total, []
-        rows = self.rows(f'SELECT {columns} FROM "{table}"{clause} ORDER BY {order_by} LIMIT ? OFFSET ?',
-                         [*params, limit, offset])
-        return total, rows
+        # Asked for the physical order: DuckDB keeps insertion order without ORDER BY, so the page
+        # streams off the filtered scan instead of sorting every matching row first.
+        order = "" if physical else f" ORDER BY {order_by}"
+        if offset < DEEP_OFFSET:
+            return total, self.rows(f'SELECT {columns} FROM "{table}"{clause}{order} LIMIT ? OFFSET ?',
+                                    [*params, limit, offset])
+        # Deep page: skip rows reading only the filter and order columns, then fetch the page's
+        # full rows by rowid (wide rows make skipping them the expensive part).
+        ids = [r[0] for r in self._cur.execute(f'SELECT rowid FROM "{table}"{clause}{order} LIMIT ? OFFSET ?',
+                                               [*params, limit, offset]).fetchall()]
+        if not ids:
+            return total, []
+        if physical:  # the page is every matching row between its first and last rowid
+            extra = f" AND ({where})" if where else ""
+            return total, self.rows(f'SELECT {columns} FROM "{table}" WHERE rowid BETWEEN ? AND ?{extra} '
+                                    f'ORDER BY rowid', [ids[0], ids[-1], *params])
+        fetched = self.rows(f'SELECT rowid AS "__rowid", {columns} FROM "{table}" WHERE rowid = ANY(?)', [ids])
+        by_id = {r.pop("__rowid"): r for r in fetched}
+        return total, [by_id[i] for i in ids]
 
     def count(self, table: str, where: str = "", params: Sequence[Any] = ()) -> int:
         clause = f" WHERE {where}" if where else ""

@@ -98,3 +98,38 @@ def test_v2_serves_its_drift_over_http(small_worlds, keys):
     (row_v2,) = get("v2", "/neis/hub/schoolInfo", **school)["schoolInfo"][1]["row"]
     assert "INDST_SPECL_CCCCL_EXST_YN" in row_v1 and "INDST_SPECL_CLASS_EXST_YN" in row_v2
     assert set(row_v2) - set(row_v1) == {"INDST_SPECL_CLASS_EXST_YN", "SCHUL_KND_SC_CODE"}
+
+
+# The issue's floor for the full world; a smaller test world (KOPA_TEST_WORLD_SCALE < 1) skips this.
+FULL_WORLD_MINIMUMS = {
+    "dart_corp": 2_500, "dart_disclosure": 50_000, "krx_price": 2_500 * 480, "dart_fnltt": 100_000,
+    "kdic_institution": 200, "ex_unit": 300, "ex_rest": 180, "ex_traffic_ic": 1_000_000,
+    "seoul_subway_ridership": 300 * 365, "seoul_bike_station": 2_000, "seoul_bus_ridership": 100_000,
+    "edu_school": 11_500, "edu_status": 50_000, "hrdk_qual": 300, "law_law": 1_500, "law_prec": 5_000,
+    "assembly_bill": 20_000, "assembly_member_history": 300 * 4, "district_datasets": 2_250,
+}
+
+
+def test_full_world_has_the_issue_cardinalities(world):
+    if world.scale < 1:
+        pytest.skip("cardinalities are checked on the full-scale world")
+    sizes = world.table_sizes()
+    short = {t: (sizes.get(t, 0), n) for t, n in FULL_WORLD_MINIMUMS.items() if sizes.get(t, 0) < n}
+    assert not short, short
+    assert world.scalar("SELECT count(DISTINCT basDt) FROM krx_price") >= 480  # two years of trading days
+    terms = world.rows("SELECT \"AGE\" a, count(*) n FROM assembly_bill GROUP BY 1")
+    assert {r["a"] for r in terms} >= {"20", "21", "22"}
+    # list queries range from nothing to hundreds of thousands of records (paper: max 224,958)
+    assert world.scalar("SELECT max(row_count) FROM district_datasets") >= 200_000
+    assert world.scalar("SELECT min(row_count) FROM district_datasets") == 0
+
+
+def test_real_facts_are_present(world):
+    assert world.rows('SELECT stock_name, stock_code FROM dart_corp WHERE corp_code = ?', ["00126380"]) == [
+        {"stock_name": "삼성전자", "stock_code": "005930"}]
+    offices = {r["o"] for r in world.rows('SELECT DISTINCT "ATPT_OFCDC_SC_CODE" o FROM edu_school')}
+    assert offices == {"B10", "C10", "D10", "E10", "F10", "G10", "H10", "I10", "J10", "K10", "M10", "N10", "P10",
+                       "Q10", "R10", "S10", "T10"}
+    sigun = {r["c"] for r in world.rows('SELECT DISTINCT "SIGUN_CD" c FROM gg_dataset_rows')}
+    assert {"41110", "41590", "41830"} <= sigun and len(sigun) == 31
+    assert world.scalar("SELECT \"routeName\" FROM ex_unit WHERE \"routeNo\" = '0010' LIMIT 1") == "경부선"
