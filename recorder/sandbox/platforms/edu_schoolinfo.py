@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ..faults import FaultKind
-from ..world.education_enrolment import SLOTS, YEARS
+from ..world.education.enrolment import SLOTS, YEARS
 from .base import PlatformContext
 
 # Disclosure years the live service still answers (the latest five of the world's years).

@@ -28,8 +28,8 @@ from .context import BuildContext
 def _generator_fingerprint() -> str:
     """Hash of the generator sources: a changed generator never reuses a stale cached world."""
     digest = hashlib.sha256()
-    for source in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    for source in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(str(source.relative_to(Path(__file__).parent)).encode() + b"\0" + source.read_bytes())
     return digest.hexdigest()[:12]
 
 

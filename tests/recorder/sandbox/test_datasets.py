@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from recorder.sandbox.platforms.datasets import gyeonggi_dataset_services, seoul_dataset_services
-from recorder.sandbox.world.district_geo import SEOUL_CODES, tm5174
+from recorder.sandbox.world.district.geo import SEOUL_CODES, tm5174
 from recorder.sandbox.world.facts import SEOUL_DISTRICTS
 
 NO_DATA = {"RESULT": {"CODE": "INFO-200", "MESSAGE": "해당하는 데이터가 없습니다."}}

@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from recorder.sandbox.faults import FaultKind
 from recorder.sandbox.platforms import krx
-from recorder.sandbox.world.finance_prices import tick_size
+from recorder.sandbox.world.finance.prices import tick_size
 
 PRICE = "/datago/1160100/service/GetStockSecuritiesInfoService/getStockPriceInfo"
 ITEM = "/datago/1160100/service/GetKrxListedInfoService/getItemInfo"
