@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
-import threading
 import time
 from dataclasses import dataclass
 
@@ -13,6 +11,7 @@ import uvicorn
 
 from recorder.sandbox import FaultProfile, KeyStore, World, create_sandbox_app
 from recorder.sandbox.asgi import worker_environment
+from recorder.sandbox.loopback import LoopbackServer
 from recorder.sandbox.probes import PROBES, read_outcome
 
 from .config import KopaSettings
@@ -47,35 +46,6 @@ class SandboxService:
             close_session(engine, session.id)
 
 
-class LoopbackSandbox:
-    """The sandbox on a free 127.0.0.1 port in a background thread (for checks and demos)."""
-
-    def __init__(self, app):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
-                                                    log_level="warning", lifespan="off"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> LoopbackSandbox:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the sandbox server did not start within 20 s")
-            time.sleep(0.01)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-
-
 @dataclass
 class ProbeResult:
     platform: str
@@ -91,7 +61,7 @@ class ProbeResult:
 def probe_platforms(world: World, keys: KeyStore) -> list[ProbeResult]:
     """Call one representative request per platform over real HTTP and read its outcome."""
     results = []
-    with LoopbackSandbox(create_sandbox_app(world, keys)) as srv, \
+    with LoopbackServer(create_sandbox_app(world, keys)) as srv, \
             httpx.Client(base_url=srv.origin, timeout=30, headers={"User-Agent": "kopa-check"}) as client:
         for probe in PROBES:
             started = time.perf_counter()

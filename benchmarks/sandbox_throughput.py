@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,12 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from recorder.sandbox import KeyStore, World, ensure_world  # noqa: E402
 from recorder.sandbox.bench_mix import request_mix  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from recorder.sandbox.loopback import free_port  # noqa: E402
 
 
 class Connection:
@@ -109,7 +103,7 @@ def main() -> None:
                 break
             except httpx.TransportError:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("sandbox did not start")
+                    raise SystemExit("sandbox did not start") from None
                 time.sleep(0.2)
         asyncio.run(drive(origin, mix, len(mix) * 3, args.concurrency))  # warm-up: counts and caches
         seconds, latencies, errors = asyncio.run(drive(origin, mix, args.requests, args.concurrency))

@@ -9,18 +9,15 @@ builds them.
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from starlette.testclient import TestClient
 
 from recorder.sandbox import KeyStore, World, create_sandbox_app, ensure_world
+from recorder.sandbox.loopback import LoopbackServer
 
 REPO = Path(__file__).resolve().parent.parent
 TEST_DATA_DIR = Path(os.environ.get("KOPA_TEST_DATA_DIR", REPO / ".kopa" / "test-data"))
@@ -50,39 +47,6 @@ def client(sandbox_app) -> Iterator[TestClient]:
     """In-process client (ASGI, no socket) for quick shape checks."""
     with TestClient(sandbox_app, base_url="http://sandbox") as c:
         yield c
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LoopbackServer:
-    """uvicorn serving an ASGI app on 127.0.0.1 in a background thread."""
-
-    def __init__(self, app, port: int | None = None):
-        self.port = port or free_port()
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> LoopbackServer:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("sandbox server did not start")
-            time.sleep(0.01)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture(scope="session")

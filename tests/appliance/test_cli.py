@@ -11,7 +11,8 @@ import time
 import httpx
 import pytest
 
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE, free_port
+from recorder.sandbox.loopback import free_port
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
 
 def kopa(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess:

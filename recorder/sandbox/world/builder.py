@@ -145,8 +145,8 @@ def _table_digest(con: duckdb.DuckDBPyConnection, name: str) -> str:
     # Order-independent digest of the content: row count, xor and sum of row hashes, schema.
     count, xor, total = con.execute(
         f"SELECT count(*), bit_xor(hash(t)), sum(hash(t) % 1000000007) FROM {_q(name)} t").fetchall()[0]
-    schema = con.execute(f"SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) "
-                         f"FROM information_schema.columns WHERE table_name = ?", [name]).fetchall()[0][0]
+    schema = con.execute("SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) "
+                         "FROM information_schema.columns WHERE table_name = ?", [name]).fetchall()[0][0]
     return f"{count}:{xor}:{total}:{hashlib.sha256(schema.encode()).hexdigest()[:16]}"
 
 

@@ -87,3 +87,23 @@ def jitter_coords(rng: np.random.Generator, centres: list[tuple[float, float]],
     lat = np.round(c[:, 0] + rng.normal(0, spread, len(c)), 6)
     lon = np.round(c[:, 1] + rng.normal(0, spread * 1.2, len(c)), 6)
     return lat, lon
+
+
+# Revised Romanization of Hangul jamo (initial, medial, final), for English names and domains.
+_RR_INITIAL = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h")
+_RR_MEDIAL = ("a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
+              "wi", "yu", "eu", "ui", "i")
+_RR_FINAL = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
+             "t", "t", "ng", "t", "t", "k", "t", "p", "t")
+
+
+def romanize(text: str) -> str:
+    """Revised Romanization of the Hangul syllables in ``text``; other characters pass through."""
+    out = []
+    for ch in text:
+        code = ord(ch) - 0xAC00
+        if 0 <= code < 11172:
+            out.append(_RR_INITIAL[code // 588] + _RR_MEDIAL[(code % 588) // 28] + _RR_FINAL[code % 28])
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from recorder.sandbox import FaultInjector, FaultKind, FaultProfile, FaultRates, create_sandbox_app, load_profile
 from recorder.sandbox.faults import FaultProfileError
-from tests.conftest import LoopbackServer
+from recorder.sandbox.loopback import LoopbackServer
 
 EDU_PATH = "/neis/hub/schoolInfo"
 

@@ -151,7 +151,7 @@ def _acquisitions(ctx: BuildContext, quals: list[Qual], passers: np.ndarray, rng
         male = float(np.clip(rng.normal(0.7, 0.2), 0.05, 0.97))
         cell_p = (np.full(len(months), 1 / len(months))[:, None, None, None] * region_p[None, :, None, None]
                   * age_p[None, None, :, None] * np.array((male, 1 - male))[None, None, None, :]).ravel()
-        for yi, year in enumerate(ACQU_YEARS):
+        for year in ACQU_YEARS:
             total = int(passers[qi, STAT_YEARS.index(year)])
             counts = rng.multinomial(total, cell_p)
             nz = np.flatnonzero(counts)

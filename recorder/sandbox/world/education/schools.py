@@ -18,7 +18,7 @@ from .. import korean
 from ..context import BuildContext
 from .regions import (AREA_CODES, NEIS_CODE_PREFIX, OFFICE_DOMAINS, POSTCODE_RANGES,
                                 sggs_of)
-from .romanize import romanize
+from ..korean import romanize
 from ..facts import GYEONGGI_BY_CODE, PROVINCE_CENTRES, PROVINCES, SEOUL_DISTRICTS
 
 LOAD_DTM = "20250301"  # NEIS stamps every row with its load date

@@ -94,24 +94,6 @@ _LOCATION_P = np.array([2.2] * len(SEOUL_DISTRICTS) + [1.0] * len(GYEONGGI_MUNIC
                        + [1.2] * len(_OTHER_CITIES))
 _LOCATION_P = _LOCATION_P / _LOCATION_P.sum()
 
-# Revised Romanization of Hangul jamo, for English names and home-page domains.
-_RR_INITIAL = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h")
-_RR_MEDIAL = ("a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
-              "wi", "yu", "eu", "ui", "i")
-_RR_FINAL = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
-             "t", "t", "ng", "t", "t", "k", "t", "p", "t")
-
-
-def romanize(text: str) -> str:
-    """Revised Romanization of the Hangul syllables in ``text`` (other characters kept)."""
-    out = []
-    for ch in text:
-        code = ord(ch) - 0xAC00
-        if 0 <= code < 11172:
-            out.append(_RR_INITIAL[code // 588] + _RR_MEDIAL[(code % 588) // 28] + _RR_FINAL[code % 28])
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def isin_check_digit(body: str) -> int:
@@ -153,7 +135,7 @@ def build_corps(ctx) -> pa.Table:
     areas = [_LOCATIONS[i][1] for i in loc]
     est = np.datetime64("1955-01-01") + rng.integers(0, 68 * 365, n).astype("timedelta64[D]")
     formal_style = rng.integers(0, 3, n)  # "(주)X", "X(주)", "주식회사 X"
-    romans = [romanize(nm) for nm in names]
+    romans = [korean.romanize(nm) for nm in names]
     corp = {
         "corp_code": [f"{c:08d}" for c in corp_codes],
         "corp_name": [("(주)" + nm, nm + "(주)", "주식회사 " + nm)[s] for nm, s in zip(names, formal_style)],

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from .. import korean
 from ..facts import PROVINCE_CENTRES
-from .corps import romanize
+from ..korean import romanize
 
 # sector → (real names with their home pages, total institutions in the sector)
 SECTORS: dict[str, tuple[tuple[tuple[str, str], ...], int]] = {

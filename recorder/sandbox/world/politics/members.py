@@ -86,7 +86,7 @@ def build_roster(ctx: BuildContext) -> Roster:
         parties = PARTIES[term.age]
         seated: set[int] = set()
         term_first = len(seats)
-        for party, (province, orig) in _place_district_seats(rng, parties, districts[:DISTRICT_SEATS[term.age]]):
+        for party, (_province, orig) in _place_district_seats(rng, parties, districts[:DISTRICT_SEATS[term.age]]):
             pid = prev_holder.get(orig)
             pool = prev_birye.get(party.lineage, [])
             if pid is not None and pid not in seated and persons[pid].lineage == party.lineage \
