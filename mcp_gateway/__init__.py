@@ -1,0 +1,1 @@
+"""mcp_gateway: tool catalog, platform clients, ToolRuntime, per-session workspace state, MCP server."""

@@ -1,0 +1,103 @@
+"""evaluate_expression: arithmetic and symbolic expressions, parsed without eval.
+
+The text is parsed with Python's ``ast`` and only a whitelist of node types is turned into a
+sympy expression (numbers, + - * / // % **, unary signs, a few functions and constants). No
+attribute access, no subscripts, no comprehensions, no names outside the whitelist: the model
+can never reach Python. Size, exponent and time limits keep a hostile expression cheap.
+"""
+
+from __future__ import annotations
+
+import ast
+import concurrent.futures
+from collections.abc import Callable
+from typing import Any
+
+import sympy
+
+MAX_LENGTH = 2_000
+MAX_NODES = 400
+MAX_EXPONENT = 1_000
+MAX_FACTORIAL = 500
+TIME_LIMIT_S = 2.0
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="kopa-expr")
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "sqrt": sympy.sqrt, "abs": sympy.Abs, "round": lambda x, n=0: sympy.Float(round(float(x), int(n))),
+    "floor": sympy.floor, "ceil": sympy.ceiling, "log": sympy.log, "ln": sympy.log, "exp": sympy.exp,
+    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "min": sympy.Min, "max": sympy.Max,
+    "factorial": lambda n: sympy.factorial(_bounded(n, MAX_FACTORIAL, "factorial argument")),
+}
+CONSTANTS = {"pi": sympy.pi, "e": sympy.E}
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: sympy.floor(a / b), ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a ** _bounded(b, MAX_EXPONENT, "exponent"),
+}
+
+
+class ExpressionError(ValueError):
+    """The expression is not allowed or could not be evaluated; the message says why."""
+
+
+def _bounded(value: Any, limit: int, what: str) -> Any:
+    if value.is_number and abs(value) > limit:
+        raise ExpressionError(f"{what} {value} is larger than the limit {limit}")
+    return value
+
+
+def _build(node: ast.AST) -> Any:
+    if isinstance(node, ast.Expression):
+        return _build(node.body)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return sympy.Rational(str(node.value)) if isinstance(node.value, float) else sympy.Integer(node.value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_build(node.left), _build(node.right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        value = _build(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Name):
+        if node.id in CONSTANTS:
+            return CONSTANTS[node.id]
+        raise ExpressionError(f"unknown name {node.id!r}; allowed constants: {', '.join(CONSTANTS)}")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        if node.func.id not in FUNCTIONS:
+            raise ExpressionError(f"unknown function {node.func.id!r}; allowed: {', '.join(sorted(FUNCTIONS))}")
+        return FUNCTIONS[node.func.id](*(_build(a) for a in node.args))
+    if isinstance(node, ast.Tuple):
+        raise ExpressionError("commas only separate function arguments; write 1000, not 1,000")
+    raise ExpressionError(f"{type(node).__name__} is not allowed in an expression")
+
+
+def _evaluate(text: str) -> str:
+    tree = ast.parse(text.replace("^", "**"), mode="eval")
+    if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
+        raise ExpressionError(f"the expression has more than {MAX_NODES} parts")
+    value = _build(tree)
+    if value.has(sympy.zoo, sympy.nan) or value == sympy.zoo:
+        raise ExpressionError("the expression is undefined (division by zero?)")
+    numeric = value.evalf(15)
+    if numeric.is_Integer or (numeric.is_number and numeric == int(numeric) and abs(numeric) < 10**15):
+        return str(int(numeric))
+    if numeric.is_number:
+        return str(sympy.Float(numeric, 15)).rstrip("0").rstrip(".")
+    return str(value)
+
+
+def evaluate_expression(text: str) -> str:
+    """Evaluate ``text``; returns the value as a string. Raises ExpressionError with the reason."""
+    if not isinstance(text, str) or not text.strip():
+        raise ExpressionError("expression must be a non-empty string, e.g. '100 * (1680 - 532) / 532'")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"the expression is {len(text)} characters long; the limit is {MAX_LENGTH}")
+    future = _POOL.submit(_evaluate, text)
+    try:
+        return future.result(timeout=TIME_LIMIT_S)
+    except concurrent.futures.TimeoutError:
+        raise ExpressionError(f"the expression took longer than {TIME_LIMIT_S:g} s to evaluate") from None
+    except SyntaxError as exc:
+        raise ExpressionError(f"could not parse the expression at column {exc.offset}: {exc.msg}") from None
+    except ExpressionError:
+        raise
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as exc:
+        raise ExpressionError(f"could not evaluate the expression: {exc}") from None
