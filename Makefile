@@ -20,6 +20,7 @@ setup: $(VENV)/.installed
 demo: setup
 	$(VENV)/bin/kopa sandbox info
 	$(VENV)/bin/kopa sandbox check
+	$(VENV)/bin/kopa tools stats
 
 test: setup
 	$(VENV)/bin/pytest -q

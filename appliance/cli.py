@@ -4,6 +4,8 @@
     kopa sandbox serve [--host H] [--port N] [--world v1|v2] [--faults PROFILE]
     kopa sandbox check                               one call per platform over loopback HTTP
     kopa sandbox changelog                           world v1 → v2 differences (JSON)
+    kopa tools stats [--json]                        tool counts per platform and domain
+    kopa serve [--upstream sandbox|live|replay] [--profile chat|bench] [--stdio] [--host H --port N]
 
 Every command reads ``KopaSettings`` (env ``KOPA_*``, ``kopa.toml``); options override it.
 Bad arguments end with a one-line error naming the option and the valid values (exit 2).
@@ -30,6 +32,8 @@ app = typer.Typer(help="KOPA appliance: Korean open public APIs as MCP tools, be
 sandbox_app = typer.Typer(help="The sandbox upstream: a generated world behind the ten platforms' real APIs.",
                           no_args_is_help=True)
 app.add_typer(sandbox_app, name="sandbox")
+tools_app = typer.Typer(help="The tool catalog (>= 2,318 tools over ten platforms).", no_args_is_help=True)
+app.add_typer(tools_app, name="tools")
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -138,10 +142,50 @@ def sandbox_changelog(seed: SeedOpt = None) -> None:
     print(json.dumps(_open_world(settings).changelog(), ensure_ascii=False, indent=2))
 
 
+@tools_app.command("stats")
+def tools_stats(as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False) -> None:
+    """Tool counts per platform and per domain."""
+    from mcp_gateway.catalog import load_catalog
+
+    stats = load_catalog().stats()
+    if as_json:
+        print(json.dumps(stats, ensure_ascii=False, indent=2))
+        return
+    for title, counts in (("platform", stats["by_platform"]), ("domain", stats["by_domain"])):
+        table = Table(title, "tools", title=f"tools per {title}")
+        for name, n in counts.items():
+            table.add_row(name, f"{n:,}")
+        console.print(table)
+    console.print(f"[bold]{stats['total']:,}[/bold] tools")
+
+
+@app.command("serve")
+def serve(
+    upstream: Annotated[str | None, typer.Option(help="sandbox (embedded default) | live | replay")] = None,
+    bundle: Annotated[str | None, typer.Option(help="cassette bundle NAME@VERSION (replay only)")] = None,
+    profile: Annotated[str | None, typer.Option(help="chat (keys injected) | bench (episode key tokens)")] = None,
+    stdio: Annotated[bool, typer.Option("--stdio", help="serve MCP over stdin/stdout instead of HTTP")] = False,
+    host: Annotated[str | None, typer.Option(help="interface to listen on")] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port", min=1, max=65535)] = None,
+) -> None:
+    """Serve every tool over MCP (streamable HTTP at /mcp, virtual servers at /mcp/<set>, or stdio)."""
+    from .gateway_service import serve_gateway
+
+    settings = KopaSettings()
+    overrides = {k: v for k, v in {"upstream": upstream, "profile": profile, "host": host, "port": port}.items()
+                 if v is not None}
+    gateway = settings.gateway.model_copy(update=overrides)
+    if gateway.profile not in ("chat", "bench"):
+        raise UsageError(f"--profile {gateway.profile!r} is not a profile; choose chat or bench")
+    if bundle is not None and gateway.upstream != "replay":
+        raise UsageError("--bundle names a cassette bundle and only goes with --upstream replay")
+    serve_gateway(settings, gateway, stdio=stdio, log=lambda m: err.print(m))
+
+
 def main() -> None:
     try:
         app()
-    except (UsageError, FaultProfileError, ValueError, FileNotFoundError) as exc:
+    except (UsageError, FaultProfileError, ValueError, FileNotFoundError, RuntimeError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         sys.exit(2)
     except KeyboardInterrupt:

@@ -50,6 +50,19 @@ class SandboxSettings(BaseModel):
         return value
 
 
+class GatewaySettings(BaseModel):
+    """The MCP gateway (`kopa serve`)."""
+
+    host: str = Field("127.0.0.1", description="interface the gateway listens on")
+    port: int = Field(8765, ge=1, le=65535, description="TCP port of the gateway")
+    upstream: str = Field("sandbox", description="sandbox (embedded default), live, or replay")
+    profile: str = Field("chat", description="chat: keys injected; bench: the model passes episode key tokens")
+    tokens: list[SecretStr] = Field(default_factory=list,
+                                    description="bearer tokens accepted on /mcp; none set: one is generated per start")
+    key_file: Path | None = Field(None, description="owner-only JSON/TOML file of live platform keys")
+    page_size: int = Field(100, ge=1, le=1000, description="tools per tools/list page")
+
+
 class MetaDBSettings(BaseModel):
     """The operational metadata DB (SQLModel over SQLite by default)."""
 
@@ -63,6 +76,7 @@ class KopaSettings(BaseSettings):
 
     home: Path = Field(DEFAULT_HOME, description="where worlds, cassettes, runs and the metadata DB live")
     sandbox: SandboxSettings = SandboxSettings()
+    gateway: GatewaySettings = GatewaySettings()
     metadb: MetaDBSettings = MetaDBSettings()
 
     @classmethod

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 TOOL_NAME_RULE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")  # the MCP tool-name rule
 ParamType = Literal["string", "integer", "number", "boolean"]
+FieldType = Literal["string", "integer", "number", "boolean", "array", "object"]  # output fields may nest
 Family = Literal["hub", "seoul", "datago", "dart", "expressway", "law", "schoolinfo", "internal"]
 
 
@@ -58,7 +59,7 @@ class FieldSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    type: ParamType = "string"
+    type: FieldType = "string"
     description_ko: str
 
 
@@ -73,8 +74,17 @@ class Endpoint(BaseModel):
     base: Literal["main", "schoolinfo"] = Field("main", description="which base URL of the platform")
     fixed: dict[str, str] = Field(default_factory=dict, description="upstream params always sent (target=law, ...)")
     path_params: tuple[str, ...] = Field((), description="Seoul: tool params placed as path segments, in order")
-    list_key: str | None = Field(None, description="key holding the record list when the family's default differs")
+    list_key: str | None = Field(None, description=(
+        "where the records sit when the family's default differs: a dot path from the JSON root "
+        "('LawSearch.law', 'response.body.items.item'); '$' is the root itself; a path that ends at an "
+        "object (one record, or a one-row list serialised as an object) yields one record"))
     max_page_size: int = Field(100, ge=1, description="largest page the upstream serves in one call")
+    upstream_paged: bool = Field(True, description=(
+        "False: the upstream answers everything in one response (corpCode.xml, restOilList, 학교알리미, "
+        "law bodies); the client cuts the requested page itself and reports the full count"))
+    local_filters: dict[str, Literal["exact", "like"]] = Field(default_factory=dict, description=(
+        "tool params the upstream cannot filter by: the client applies them to the records it read "
+        "(exact match, or 'like' = case-insensitive substring), e.g. corp_name on the corpCode.xml ZIP"))
 
 
 class ToolSpec(BaseModel):

@@ -1,22 +1,52 @@
 """Platform clients: one per envelope family, all behind one small interface.
 
-    client = client_for(endpoint.family)(base_urls, transport=..., ...)
+    client = HubClient(ClientContext.create(PlatformURLs.sandbox(origin), transport=...))
     page = await client.fetch(endpoint, params, page_no=1, page_size=10, key="...")
 
 ``fetch`` builds the real request (auth parameter where the platform puts it, paging in the
-platform's own vocabulary), sends it through the given httpx transport, reads the envelope,
+platform's own vocabulary), sends it through the context's httpx client, reads the envelope,
 and returns an ``UpstreamPage`` whose ``outcome`` is already classified (Table 7). It never
 raises for an upstream fault: rate limits, 5xx, timeouts, malformed bodies, auth rejections
-all come back as outcomes. Retries with backoff and jitter for retryable outcomes happen in
-``fetch`` too.
+all come back as outcomes. Retries with exponential backoff and full jitter happen in
+``fetch`` too, for retryable outcomes only.
+
+Contract of ``params``: the tool's own (non-generic) inputs, keyed by their upstream names and
+already validated by the runtime; the key and paging come as keywords. Hence success is
+SEMANTIC_SUCCESS when any of ``params`` carried a value and GENERIC_SUCCESS otherwise
+(``Endpoint.fixed`` values do not count: the model did not choose them).
+
+Decisions the taxonomy leaves open:
+* an undecodable body (truncated JSON, broken ZIP/XML) is SERVER_ERROR: it is environmental
+  (a cut transfer, a crashed backend) and worth retrying, not the caller's fault;
+* a body that decodes but has no shape the family knows is UNCATEGORIZED;
+* a page larger than ``Endpoint.max_page_size`` is refused before sending (SCHEMA_MISMATCH,
+  ``attempts == 0``) rather than silently shortened;
+* ``Endpoint.local_filters`` params are not sent; the records read are filtered here instead
+  (corp_name on the corpCode.xml ZIP); meant for endpoints that answer everything at once;
+* when an upstream hands back its whole result (``Endpoint.upstream_paged`` False, as
+  학교알리미 or corpCode.xml; or more records than asked, as ``restOilList`` which ignores
+  paging), the requested page is cut out here and the total is the number of (filtered) records.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import asyncio
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
 
+import httpx
+
+from ..catalog.spec import Endpoint
 from ..runtime.result import Outcome
+from .config import Limits, PlatformURLs
+from .envelope import Reading, failure, status_reading
+from .secrets import SecretStore, redact_values, secret_forms
+from .throttle import PlatformGates
+
+USER_AGENT = "kopa-gateway/0.1"  # data.ex.co.kr blocks requests without one (HTTP 400 "Request Blocked")
 
 
 @dataclass
@@ -31,3 +61,161 @@ class UpstreamPage:
     http_status: int | None = None
     attempts: int = 1
     url: str | None = None  # with every key redacted
+
+
+@dataclass
+class ClientContext:
+    """What every family client shares: base URLs, one httpx client, limits, gates, jitter, secrets."""
+
+    urls: PlatformURLs
+    http: httpx.AsyncClient
+    limits: Limits = field(default_factory=Limits)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))  # jitter; seeded for repeatable runs
+    secrets: SecretStore | None = None
+    gates: PlatformGates = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.gates = PlatformGates(self.limits)
+
+    @classmethod
+    def create(cls, urls: PlatformURLs, *, transport: httpx.AsyncBaseTransport | None = None,
+               limits: Limits | None = None, rng: random.Random | None = None,
+               secrets: SecretStore | None = None) -> ClientContext:
+        limits = limits or Limits()
+        http = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(limits.timeout_s),
+                                 headers={"User-Agent": USER_AGENT}, follow_redirects=False)
+        return cls(urls, http, limits, rng or random.Random(0), secrets)
+
+    def redact(self, text: str, key: str) -> str:
+        text = redact_values(text, [key])
+        return self.secrets.redact(text) if self.secrets else text
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+class PlatformClient(ABC):
+    """Send, classify, retry: the family subclasses only build requests and read bodies."""
+
+    family: ClassVar[str]
+
+    def __init__(self, ctx: ClientContext):
+        self.ctx = ctx
+
+    @abstractmethod
+    def build(self, endpoint: Endpoint, params: dict[str, Any], *, page_no: int, page_size: int,
+              key: str) -> httpx.Request:
+        """The platform's request for one page."""
+
+    @abstractmethod
+    def read(self, endpoint: Endpoint, response: httpx.Response) -> Reading | None:
+        """The family's reading of a response; None when the body is no shape it knows.
+
+        Raise ``ValueError`` when the body cannot be decoded at all."""
+
+    def query(self, endpoint: Endpoint, params: dict[str, Any]) -> dict[str, str]:
+        """Fixed upstream params plus the caller's non-empty ones, as strings."""
+        out = dict(endpoint.fixed)
+        out.update({k: str(v) for k, v in params.items() if v is not None and v != ""})
+        return out
+
+    async def fetch(self, endpoint: Endpoint, params: dict[str, Any], *, page_no: int, page_size: int,
+                    key: str) -> UpstreamPage:
+        if page_no < 1 or not 1 <= page_size <= endpoint.max_page_size:
+            return UpstreamPage(Outcome.SCHEMA_MISMATCH, attempts=0, message=(
+                f"pageNo must be ≥ 1 and numOfRows between 1 and {endpoint.max_page_size} for this tool "
+                f"(got pageNo={page_no}, numOfRows={page_size})"))
+        sent = {k: v for k, v in params.items() if k not in endpoint.local_filters}
+        request = self.build(endpoint, sent, page_no=page_no, page_size=page_size, key=key)
+        limits = self.ctx.limits
+        attempt = 0
+        while True:
+            attempt += 1
+            reading, response = await self._once(endpoint, request)
+            if reading.failure is None or not reading.failure.retryable or attempt >= limits.max_attempts:
+                break
+            ceiling = min(limits.max_delay_s, limits.base_delay_s * 2 ** (attempt - 1))
+            await asyncio.sleep(self.ctx.rng.uniform(0, ceiling))  # full jitter
+        if reading.failure is None:
+            reading = self._paged(endpoint, params, reading, page_no, page_size)
+        return self._page(reading, response, params, key, attempt, str(request.url))
+
+    @staticmethod
+    def _paged(endpoint: Endpoint, params: dict[str, Any], reading: Reading, page_no: int,
+               page_size: int) -> Reading:
+        """Apply local filters, and cut the page out of a whole result (unpaged upstream, or paging ignored)."""
+        records = [r for r in reading.records if matches(r, params, endpoint.local_filters)]
+        if endpoint.upstream_paged and len(records) <= page_size:
+            return replace(reading, records=records, total=len(records) if reading.total is None else reading.total)
+        return replace(reading, records=records[(page_no - 1) * page_size: page_no * page_size], total=len(records))
+
+    async def _once(self, endpoint: Endpoint, request: httpx.Request) -> tuple[Reading, httpx.Response | None]:
+        timeout = self.ctx.limits.timeout_s
+        async with self.ctx.gates.slot(endpoint.platform):
+            try:
+                # asyncio.timeout as well as httpx's: in-process transports (ASGI) ignore httpx timeouts.
+                async with asyncio.timeout(timeout):
+                    response = await self.ctx.http.send(request)
+            except (TimeoutError, httpx.TimeoutException):
+                return failure(Outcome.TIMEOUT, message=f"no answer within {timeout:g} s"), None
+            except httpx.TransportError as exc:
+                return failure(Outcome.ENDPOINT_UNAVAILABLE, message=f"connection failed ({type(exc).__name__})"), None
+        return self._classify(endpoint, response), response
+
+    def _classify(self, endpoint: Endpoint, response: httpx.Response) -> Reading:
+        undecodable: ValueError | None = None
+        try:
+            reading = self.read(endpoint, response)
+        except ValueError as exc:  # json/xml/zip/unicode decode errors all derive from ValueError here
+            reading, undecodable = None, exc
+        except (KeyError, TypeError, AttributeError) as exc:  # decoded, but bent out of every known shape
+            return failure(Outcome.UNCATEGORIZED, str(response.status_code),
+                           f"unrecognized upstream answer ({type(exc).__name__}: {exc})"[:300])
+        if reading is not None:
+            return reading
+        by_status = status_reading(response)
+        if by_status is not None:
+            return by_status
+        if undecodable is not None:
+            return failure(Outcome.SERVER_ERROR, str(response.status_code),
+                           f"malformed upstream body ({type(undecodable).__name__}: {undecodable})"[:300])
+        return failure(Outcome.UNCATEGORIZED, str(response.status_code), "unrecognized upstream answer")
+
+    def _page(self, reading: Reading, response: httpx.Response | None, params: dict[str, Any], key: str,
+              attempts: int, url: str) -> UpstreamPage:
+        records = reading.records
+        if reading.failure is None:
+            outcome = (Outcome.SEMANTIC_SUCCESS if any(v is not None and v != "" for v in params.values())
+                       else Outcome.GENERIC_SUCCESS)
+        else:
+            outcome = reading.failure
+        if response is not None and any(f.encode() in response.content for f in secret_forms(key)):
+            records = [scrub(r, lambda s: self.ctx.redact(s, key)) for r in records]  # e.g. law links echo OC
+        message = self.ctx.redact(reading.message, key) if reading.message else None
+        return UpstreamPage(outcome, records, reading.total, reading.code, message,
+                            response.status_code if response is not None else None, attempts,
+                            self.ctx.redact(url, key))
+
+
+def matches(record: dict[str, Any], params: dict[str, Any], filters: Mapping[str, str]) -> bool:
+    """Whether a record passes the endpoint's local filters ("exact", or "like": case-insensitive substring)."""
+    for name, how in filters.items():
+        wanted = params.get(name)
+        if wanted is None or wanted == "":
+            continue
+        have = "" if record.get(name) is None else str(record[name])
+        if not (str(wanted).casefold() in have.casefold() if how == "like" else have == str(wanted)):
+            return False
+    return True
+
+
+def scrub(value: Any, redact: Callable[[str], str]) -> Any:
+    """``value`` with ``redact`` applied to every string inside it."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: scrub(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v, redact) for v in value]
+    return value
+

@@ -68,6 +68,8 @@ class ToolResult(BaseModel):
     upstream_code: str | None = Field(None, description="the platform's own result code (INFO-000, 00, 013, ...)")
     message: str | None = Field(None, description="for failures: what was wrong and how to fix it")
     correlation_id: str | None = None
+    upstream: dict[str, Any] | None = Field(None, description="the upstream exchange for the audit log: redacted URL, "
+                                                              "HTTP status, attempts (never shown to the model)")
 
     @property
     def is_error(self) -> bool:
@@ -75,6 +77,6 @@ class ToolResult(BaseModel):
 
     def structured(self) -> dict[str, Any]:
         """The MCP structuredContent / JSON the model sees."""
-        out = self.model_dump(exclude={"tool", "correlation_id"}, exclude_none=True)
+        out = self.model_dump(exclude={"tool", "correlation_id", "upstream"}, exclude_none=True)
         out["outcome"] = self.outcome.value
         return out

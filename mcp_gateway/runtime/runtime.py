@@ -17,17 +17,14 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from ..catalog.export import PROFILE_GENERICS
 from ..catalog.spec import ParamKind, ToolSpec
 from .expression import ExpressionError, evaluate_expression
 from .result import Outcome, ToolResult
 from .session import Session, SessionStore
 from .validation import ArgumentError, validate_arguments
 
-PROFILES: dict[str, frozenset[ParamKind]] = {
-    # which generic parameters the model sees (and fills) in each profile
-    "chat": frozenset({ParamKind.PAGE_NO, ParamKind.PAGE_SIZE}),
-    "bench": frozenset({ParamKind.API_KEY, ParamKind.PAGE_NO, ParamKind.PAGE_SIZE}),
-}
+PROFILES = PROFILE_GENERICS  # which generic parameters the model sees (and fills) in each profile
 DEFAULT_PAGE_SIZE = 10
 KEY_TOOL_PREFIX, KEY_TOOL_SUFFIX = "get_", "_api_key"
 
@@ -107,8 +104,10 @@ class ToolRuntime:
             semantic = any(p.kind is ParamKind.NORMAL and args.get(p.name) not in (None, "") for p in spec.params)
             outcome = Outcome.SEMANTIC_SUCCESS if semantic else Outcome.GENERIC_SUCCESS
         message = None if outcome.ok else self.secrets.redact(page.message or f"upstream answered {page.code}")
-        return ToolResult(tool=spec.name, outcome=outcome, records=page.records, total_count=page.total,
-                          page_no=page_no, page_size=page_size, upstream_code=page.code, message=message)
+        return ToolResult(tool=spec.name, outcome=outcome, records=_as_declared(spec, page.records),
+                          total_count=page.total,
+                          page_no=page_no, page_size=page_size, upstream_code=page.code, message=message,
+                          upstream={"url": page.url, "http_status": page.http_status, "attempts": page.attempts})
 
     def _key(self, spec: ToolSpec, args: dict[str, Any], session: Session) -> str | ToolResult:
         platform = spec.endpoint.platform if spec.endpoint else spec.platform
@@ -170,3 +169,15 @@ class ToolRuntime:
         if args["key"] not in session.workspace.notes:
             return self._refuse(spec, f"no note under {args['key']!r}")
         return self._done(spec, [{"key": args["key"], "text": session.workspace.notes[args["key"]]}])
+
+
+def _as_declared(spec: ToolSpec, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Portals send a one-element list as a bare object; fields declared as arrays get a list back."""
+    arrays = [f.name for f in spec.output if f.type == "array"]
+    if not arrays:
+        return records
+    for record in records:
+        for name in arrays:
+            if isinstance(record.get(name), dict):
+                record[name] = [record[name]]
+    return records

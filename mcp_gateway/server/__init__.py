@@ -1,0 +1,11 @@
+"""The MCP server of the gateway: tool sets, search mode, streamable HTTP with auth and metrics, stdio."""
+
+from .http_app import StaticTokenVerifier, create_gateway_app
+from .mcp_server import RuntimeProtocol, build_mcp_server, mcp_tool
+from .search import NgramIndex
+from .stdio import run_stdio
+from .telemetry import AUDIT_LOGGER, Telemetry
+from .toolset import ToolSet, default_toolsets
+
+__all__ = ["AUDIT_LOGGER", "NgramIndex", "RuntimeProtocol", "StaticTokenVerifier", "Telemetry", "ToolSet",
+           "build_mcp_server", "create_gateway_app", "default_toolsets", "mcp_tool", "run_stdio"]

@@ -24,11 +24,11 @@ def free_port() -> int:
 class LoopbackServer:
     """uvicorn serving ``app`` on 127.0.0.1 while the ``with`` block runs."""
 
-    def __init__(self, app: ASGIApp, port: int | None = None, start_timeout: float = 20.0):
+    def __init__(self, app: ASGIApp, port: int | None = None, start_timeout: float = 20.0, lifespan: bool = False):
         self.port = port or free_port()
         self.start_timeout = start_timeout
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port,
-                                                    log_level="warning", lifespan="off"))
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    lifespan="on" if lifespan else "off"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     @property

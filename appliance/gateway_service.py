@@ -1,0 +1,41 @@
+"""Start-up of the MCP gateway: the runtime over the chosen upstream, served over HTTP or stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+
+import uvicorn
+
+from mcp_gateway.gateway import open_gateway
+from mcp_gateway.server import ToolSet, create_gateway_app, default_toolsets, run_stdio
+
+from .config import GatewaySettings, KopaSettings
+
+
+def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, *, stdio: bool,
+                  log: Callable[[str], None]) -> None:
+    opened = open_gateway(upstream=gateway.upstream, profile=gateway.profile, home=settings.home_dir,
+                          seed=settings.sandbox.seed, world_version=settings.sandbox.world,
+                          scale=settings.sandbox.scale, key_file=gateway.key_file)
+    if stdio:
+        asyncio.run(_stdio(opened))
+        return
+    tokens = {t.get_secret_value() for t in gateway.tokens}
+    if not tokens:  # no token configured: make one for this run and say it once, on stderr
+        token = secrets.token_urlsafe(24)
+        tokens = {token}
+        log(f"no gateway token configured (KOPA_GATEWAY__TOKENS); this run accepts: Bearer {token}")
+    app = create_gateway_app(opened.runtime, tokens=tokens, toolsets=default_toolsets(opened.catalog),
+                             page_size=gateway.page_size, resources=[opened.clients])
+    log(f"MCP gateway ({opened.upstream} upstream, {gateway.profile} profile, {len(opened.catalog):,} tools) "
+        f"on http://{gateway.host}:{gateway.port}/mcp")
+    uvicorn.run(app, host=gateway.host, port=gateway.port, log_level="warning", lifespan="on")
+
+
+async def _stdio(opened) -> None:
+    try:
+        await run_stdio(opened.runtime, ToolSet.everything())
+    finally:
+        await opened.aclose()

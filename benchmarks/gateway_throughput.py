@@ -1,0 +1,102 @@
+"""Gateway cost per tool call, beside a trivial MCP tool measured in the same run.
+
+    python benchmarks/gateway_throughput.py [--calls 500] [--scale 1.0]
+
+Four figures, each calls/s with p50/p99 latency, sequential calls:
+  1. ToolRuntime in-process (sandbox upstream through ASGITransport)
+  2. a trivial echo tool of the SDK's MCPServer, in-memory client
+  3. the gateway over streamable HTTP with the official MCP client (loopback)
+  4. the trivial echo tool over streamable HTTP (loopback)
+The ratios (gateway / trivial per-call time) are the goal: <= 2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mcp import Client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from mcp.server.mcpserver import MCPServer  # noqa: E402
+
+from mcp_gateway.gateway import open_gateway  # noqa: E402
+from mcp_gateway.server import create_gateway_app, default_toolsets  # noqa: E402
+from recorder.sandbox.loopback import LoopbackServer  # noqa: E402
+
+TOOL, ARGS = "search_school_info", {"ATPT_OFCDC_SC_CODE": "T10", "numOfRows": 10}
+TOKEN = "bench-token"
+
+
+async def measure(call: Callable[[], Awaitable[object]], n: int) -> tuple[float, float, float]:
+    for _ in range(min(20, n)):
+        await call()  # warm-up
+    times = []
+    started = time.perf_counter()
+    for _ in range(n):
+        t = time.perf_counter()
+        await call()
+        times.append((time.perf_counter() - t) * 1000)
+    total = time.perf_counter() - started
+    times.sort()
+    return n / total, statistics.median(times), times[int(0.99 * (len(times) - 1))]
+
+
+def echo_server() -> MCPServer:
+    server = MCPServer("echo", log_level="WARNING")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Return the text."""
+        return text
+
+    return server
+
+
+async def main(args: argparse.Namespace) -> None:
+    home = Path(args.home).expanduser()
+    gateway = open_gateway(upstream="sandbox", home=home, scale=args.scale)
+    results: dict[str, tuple[float, float, float]] = {}
+    try:
+        results["gateway in-process (ToolRuntime)"] = await measure(
+            lambda: gateway.runtime.call(TOOL, dict(ARGS), "bench"), args.calls)
+        echo = echo_server()
+        async with Client(echo) as client:
+            results["trivial echo in-memory"] = await measure(lambda: client.call_tool("echo", {"text": "x"}), args.calls)
+        app = create_gateway_app(gateway.runtime, tokens={TOKEN}, toolsets=default_toolsets(gateway.catalog))
+        with LoopbackServer(app, lifespan=True) as srv:
+            async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
+                        Client(streamable_http_client(srv.origin + "/mcp", http_client=http)) as client):
+                results["gateway over streamable HTTP"] = await measure(
+                    lambda: client.call_tool(TOOL, dict(ARGS)), args.calls)
+        with LoopbackServer(echo_server().streamable_http_app(), lifespan=True) as srv:
+            async with Client(srv.origin + "/mcp") as client:
+                results["trivial echo over streamable HTTP"] = await measure(
+                    lambda: client.call_tool("echo", {"text": "x"}), args.calls)
+    finally:
+        await gateway.aclose()
+    print(f"\ngateway cost per call ({args.calls} sequential calls each; tool {TOOL})")
+    print(f"{'path':<36} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    for name, (rate, p50, p99) in results.items():
+        print(f"{name:<36} {rate:>9.0f} {p50:>8.2f} {p99:>8.2f}")
+    for label, gw, trivial in (("in-process", "gateway in-process (ToolRuntime)", "trivial echo in-memory"),
+                               ("streamable HTTP", "gateway over streamable HTTP", "trivial echo over streamable HTTP")):
+        ratio = results[trivial][0] / results[gw][0]
+        print(f"ratio {label}: gateway per-call time = {ratio:.2f}x the trivial tool's (goal <= 2x)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--home", default=os.environ.get("KOPA_HOME", "~/.kopa"))
+    asyncio.run(main(parser.parse_args()))

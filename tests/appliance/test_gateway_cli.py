@@ -1,0 +1,76 @@
+"""`kopa tools stats` and `kopa serve` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from recorder.sandbox.loopback import free_port
+from tests.appliance.test_cli import kopa
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+
+
+def test_tools_stats_reports_paper_scale_counts():
+    result = kopa("tools", "stats", "--json")
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)
+    assert stats["total"] >= 2_318
+    assert set(stats["by_domain"]) >= {"traffic", "finance", "education", "law", "politics", "district"}
+    assert len([p for p in stats["by_platform"] if p != "internal"]) == 10
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["serve", "--upstream", "moon"], "unknown upstream 'moon'"),
+    (["serve", "--profile", "admin"], "choose chat or bench"),
+    (["serve", "--bundle", "default@abc"], "only goes with --upstream replay"),
+    (["serve", "--upstream", "replay"], "needs a recorded cassette bundle"),
+])
+def test_serve_refuses_bad_options_with_a_reason(args, message):
+    result = kopa(*args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+@asynccontextmanager
+async def bearer_client(url: str, token: str):
+    async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+                Client(streamable_http_client(url, http_client=http)) as client):
+        yield client
+
+
+async def test_serve_embedded_default_answers_mcp_with_the_configured_token(world, tmp_path):
+    port = free_port()
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE),
+           "KOPA_GATEWAY__TOKENS": '["tok-123"]'}
+    with open(log, "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "appliance", "serve", "--port", str(port)], env=env,
+                                stdout=subprocess.DEVNULL, stderr=out)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.3)
+        assert httpx.post(f"http://127.0.0.1:{port}/mcp", json={}).status_code == 401
+        async with bearer_client(f"http://127.0.0.1:{port}/mcp", "tok-123") as client:
+            result = await client.call_tool("evaluate_expression", {"expression": "100 * (1680 - 532) / 532"})
+            assert result.structured_content["records"][0]["value"] == "215.789473684211"
+            school = await client.call_tool("search_school_info", {"ATPT_OFCDC_SC_CODE": "T10"})
+            assert school.structured_content["outcome"] == "semantic_success"
+        assert health["status"] == "ok"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
