@@ -7,6 +7,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -48,28 +51,34 @@ def test_info_json_lists_tables_platforms_and_keys(world):
     assert info["tables"] == world.table_sizes()
 
 
-def test_serve_answers_on_the_requested_port_and_records_the_session(world, tmp_path):
+@contextmanager
+def running_kopa(*args: str, log: Path, env: dict[str, str] | None = None, timeout: float = 120) -> Iterator[dict]:
+    """Run `kopa ARGS --port P` until the block ends; yields /healthz's JSON and the origin."""
     port = free_port()
-    db = tmp_path / "meta.db"
-    log = tmp_path / "serve.log"
+    full_env = {**os.environ, "KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE), **(env or {})}
     with open(log, "w") as log_file:
-        proc = subprocess.Popen([sys.executable, "-m", "appliance", "sandbox", "serve", "--port", str(port)],
-                                env={**os.environ, "KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE),
-                                     "KOPA_METADB__URL": f"sqlite:///{db}"},
+        proc = subprocess.Popen([sys.executable, "-m", "appliance", *args, "--port", str(port)], env=full_env,
                                 stdout=subprocess.DEVNULL, stderr=log_file)
+    origin = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + timeout
         while True:
             try:
-                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
+                health = httpx.get(origin + "/healthz", timeout=1).json()
                 break
             except httpx.TransportError:
                 assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
                 time.sleep(0.2)
-        assert health == {"status": "ok", "world": "v1", "content_hash": world.content_hash}
+        yield {"health": health, "origin": origin}
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_serve_answers_on_the_requested_port_and_records_the_session(world, tmp_path):
+    db = tmp_path / "meta.db"
+    with running_kopa("sandbox", "serve", log=tmp_path / "serve.log", env={"KOPA_METADB__URL": f"sqlite:///{db}"}) as run:
+        assert run["health"] == {"status": "ok", "world": "v1", "content_hash": world.content_hash}
     from appliance.metadb import latest_world_builds, open_metadb
 
     engine = open_metadb(f"sqlite:///{db}")

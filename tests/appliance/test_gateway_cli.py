@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 from contextlib import asynccontextmanager
 
 import httpx
@@ -15,9 +11,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from recorder.sandbox.loopback import free_port
-from tests.appliance.test_cli import kopa
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from tests.appliance.test_cli import kopa, running_kopa
 
 
 def test_tools_stats_reports_paper_scale_counts():
@@ -48,29 +42,13 @@ async def bearer_client(url: str, token: str):
 
 
 async def test_serve_embedded_default_answers_mcp_with_the_configured_token(world, tmp_path):
-    port = free_port()
-    log = tmp_path / "serve.log"
-    env = {**os.environ, "KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE),
-           "KOPA_GATEWAY__TOKENS": '["tok-123"]'}
-    with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "appliance", "serve", "--port", str(port)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=out)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).json()
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
-                time.sleep(0.3)
-        assert httpx.post(f"http://127.0.0.1:{port}/mcp", json={}).status_code == 401
-        async with bearer_client(f"http://127.0.0.1:{port}/mcp", "tok-123") as client:
+    with running_kopa("serve", log=tmp_path / "serve.log", env={"KOPA_GATEWAY__TOKENS": '["tok-123"]'}) as run:
+        assert run["health"]["status"] == "ok"
+        assert httpx.post(run["origin"] + "/mcp", json={}).status_code == 401
+        async with bearer_client(run["origin"] + "/mcp", "tok-123") as client:
             result = await client.call_tool("evaluate_expression", {"expression": "100 * (1680 - 532) / 532"})
             assert result.structured_content["records"][0]["value"] == "215.789473684211"
             school = await client.call_tool("search_school_info", {"ATPT_OFCDC_SC_CODE": "T10"})
             assert school.structured_content["outcome"] == "semantic_success"
-        assert health["status"] == "ok"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+            assert school.structured_content["total_count"] == world.count("edu_school", '"ATPT_OFCDC_SC_CODE" = ?',
+                                                                            ["T10"])
