@@ -43,7 +43,7 @@ from ..catalog.spec import Endpoint
 from ..runtime.result import Outcome
 from .config import Limits, PlatformURLs
 from .envelope import Reading, failure, status_reading
-from .secrets import SecretStore, redact_values, secret_forms
+from .secrets import SecretStore, guard_http_logs, redact_values, secret_forms
 from .throttle import PlatformGates
 
 USER_AGENT = "kopa-gateway/0.1"  # data.ex.co.kr blocks requests without one (HTTP 400 "Request Blocked")
@@ -82,6 +82,8 @@ class ClientContext:
                limits: Limits | None = None, rng: random.Random | None = None,
                secrets: SecretStore | None = None) -> ClientContext:
         limits = limits or Limits()
+        if secrets is not None:
+            guard_http_logs(secrets)  # httpx logs each request URL, keys and all
         http = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(limits.timeout_s),
                                  headers={"User-Agent": USER_AGENT}, follow_redirects=False)
         return cls(urls, http, limits, rng or random.Random(0), secrets)

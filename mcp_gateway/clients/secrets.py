@@ -10,6 +10,7 @@ with ``***``; clients pass URLs, messages and records through it before anything
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 import tomllib
@@ -91,3 +92,37 @@ class SecretStore:
 
     def __repr__(self) -> str:
         return f"SecretStore(source={self.source!r}, platforms={self.platforms()})"
+
+
+# Third-party loggers that print request URLs (httpx logs every request line at INFO).
+HTTP_LOGGERS = ("httpx", "httpx2", "httpcore.connection", "httpcore.http11", "httpcore.http2")
+
+
+class RedactingFilter(logging.Filter):
+    """Scrubs every registered store's keys from log records before any handler sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stores: list[SecretStore] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = message
+        for store in self.stores:
+            redacted = store.redact(redacted)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+_FILTER = RedactingFilter()
+
+
+def guard_http_logs(store: SecretStore) -> None:
+    """Make the HTTP libraries' loggers scrub ``store``'s keys (idempotent)."""
+    if store not in _FILTER.stores:
+        _FILTER.stores.append(store)
+    for name in HTTP_LOGGERS:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)
