@@ -6,8 +6,9 @@ Five figures, each calls/s with p50/p99 latency, sequential calls:
   0. the upstream alone: the same sandbox request the platform client sends, straight to the app
   1. ToolRuntime in-process (sandbox upstream through ASGITransport)
   2. a trivial echo tool of the SDK's MCPServer, in-memory client
-  3. the gateway over streamable HTTP with the official MCP client (loopback)
-  4. the trivial echo tool over streamable HTTP (loopback)
+  3. the gateway over streamable HTTP with the official MCP client (`kopa serve`, its own process)
+  4. the trivial echo tool over streamable HTTP (its own process, the same way)
+  5. the gateway's built-in evaluate_expression over HTTP: its fixed cost, no upstream, tiny result
 The gateway's own cost per call is its time minus the upstream's (0); the goal compares that
 with the trivial tool's time on the same path: <= 2x. Raw ratios are printed too.
 """
@@ -16,14 +17,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx2
+import uvicorn
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -32,8 +39,9 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.server.mcpserver import MCPServer  # noqa: E402
 
 from mcp_gateway.gateway import open_gateway  # noqa: E402
-from mcp_gateway.server import create_gateway_app, default_toolsets  # noqa: E402
-from recorder.sandbox.loopback import LoopbackServer  # noqa: E402
+from recorder.sandbox.loopback import free_port  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
 
 TOOL, ARGS = "search_school_info", {"ATPT_OFCDC_SC_CODE": "T10", "numOfRows": 10}
 TOKEN = "bench-token"
@@ -64,6 +72,38 @@ def echo_server() -> MCPServer:
     return server
 
 
+@contextmanager
+def server_process(command: list[str], home: Path, scale: float) -> Iterator[str]:
+    """Run a server on a free port in its own process (client and server never share a GIL)."""
+    port = free_port()
+    env = {**os.environ, "KOPA_HOME": str(home), "KOPA_SANDBOX__SCALE": str(scale),
+           "KOPA_GATEWAY__TOKENS": json.dumps([TOKEN])}
+    proc = subprocess.Popen([*command, "--port", str(port)], env=env, cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    origin = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                httpx2.get(origin + "/healthz", timeout=1)
+                break
+            except httpx2.TransportError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"{command} did not start") from None
+                time.sleep(0.2)
+        yield origin
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def serve_echo(port: int) -> None:
+    """The trivial tool's server process (``--serve-echo --port N``)."""
+    app = echo_server().streamable_http_app()
+    app.router.routes.append(Route("/healthz", lambda request: PlainTextResponse("ok")))
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 async def main(args: argparse.Namespace) -> None:
     home = Path(args.home).expanduser()
     gateway = open_gateway(upstream="sandbox", home=home, scale=args.scale)
@@ -80,14 +120,15 @@ async def main(args: argparse.Namespace) -> None:
         echo = echo_server()
         async with Client(echo) as client:
             results["trivial echo in-memory"] = await measure(lambda: client.call_tool("echo", {"text": "x"}), args.calls)
-        app = create_gateway_app(gateway.runtime, tokens={TOKEN}, toolsets=default_toolsets(gateway.catalog))
-        with LoopbackServer(app, lifespan=True) as srv:
+        with server_process([sys.executable, "-m", "appliance", "serve"], home, args.scale) as origin:
             async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
-                        Client(streamable_http_client(srv.origin + "/mcp", http_client=http)) as client):
+                        Client(streamable_http_client(origin + "/mcp", http_client=http)) as client):
                 results["gateway over streamable HTTP"] = await measure(
                     lambda: client.call_tool(TOOL, dict(ARGS)), args.calls)
-        with LoopbackServer(echo_server().streamable_http_app(), lifespan=True) as srv:
-            async with Client(srv.origin + "/mcp") as client:
+                results["gateway built-in tool over HTTP"] = await measure(
+                    lambda: client.call_tool("evaluate_expression", {"expression": "1+1"}), args.calls)
+        with server_process([sys.executable, __file__, "--serve-echo"], home, args.scale) as origin:
+            async with Client(origin + "/mcp") as client:
                 results["trivial echo over streamable HTTP"] = await measure(
                     lambda: client.call_tool("echo", {"text": "x"}), args.calls)
     finally:
@@ -110,4 +151,10 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--home", default=os.environ.get("KOPA_HOME", "~/.kopa"))
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument("--serve-echo", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.serve_echo:
+        serve_echo(options.port)
+    else:
+        asyncio.run(main(options))

@@ -131,9 +131,14 @@ def _core_entries(specs_dir: Path) -> Iterator[tuple[ToolSpec, str]]:
 
 
 def load_catalog(specs_dir: Path | str = SPECS_DIR, datasets_file: Path | str = DATA_FILE) -> Catalog:
-    """Core specs + dataset specs + built-ins, validated; needs no world."""
+    """Built-ins + core specs + dataset specs, validated; needs no world.
+
+    The order is the listing order: built-ins and the core tools fill the first ``tools/list``
+    page, because many MCP clients read only that page (and the SDK client re-lists when it
+    meets a tool it has not seen, to validate its result).
+    """
     datasets = str(datasets_file)
-    entries = [*_core_entries(Path(specs_dir)),
-               *((build_spec(raw, datasets), datasets) for raw in load_dataset_specs(datasets_file)),
-               *((build_spec(raw, BUILTIN_SOURCE), BUILTIN_SOURCE) for raw in builtin_specs())]
+    entries = [*((build_spec(raw, BUILTIN_SOURCE), BUILTIN_SOURCE) for raw in builtin_specs()),
+               *_core_entries(Path(specs_dir)),
+               *((build_spec(raw, datasets), datasets) for raw in load_dataset_specs(datasets_file))]
     return Catalog(entries)

@@ -11,6 +11,8 @@ import hashlib
 import json
 import secrets
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,25 +54,42 @@ class Session:
         return token
 
 
-class SessionStore:
-    """Sessions by id, created on first use; thread-safe."""
+DEFAULT_IDLE_SECONDS = 3600.0  # the MCP SDK drops idle HTTP sessions after 30 min; keep state a while longer
 
-    def __init__(self) -> None:
+
+class SessionStore:
+    """Sessions by id, created on first use, forgotten after ``idle_seconds`` unused; thread-safe."""
+
+    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS, clock: Callable[[], float] = time.monotonic):
         self._sessions: dict[str, Session] = {}
+        self._last_used: dict[str, float] = {}
         self._lock = threading.Lock()
+        self.idle_seconds, self._clock = idle_seconds, clock
 
     def get(self, session_id: str) -> Session:
         with self._lock:
+            now = self._clock()
+            self._expire(now)
             session = self._sessions.get(session_id)
             if session is None:
                 session = self._sessions[session_id] = Session(session_id)
+            self._last_used[session_id] = now
             return session
 
     def reset(self, session_id: str) -> Session:
         with self._lock:
             session = self._sessions[session_id] = Session(session_id)
+            self._last_used[session_id] = self._clock()
             return session
 
     def drop(self, session_id: str) -> None:
         with self._lock:
             self._sessions.pop(session_id, None)
+            self._last_used.pop(session_id, None)
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def _expire(self, now: float) -> None:
+        for session_id in [s for s, used in self._last_used.items() if now - used > self.idle_seconds]:
+            del self._sessions[session_id], self._last_used[session_id]

@@ -22,6 +22,8 @@ def test_arithmetic_is_evaluated(text, value):
     ("x + 1", "unknown name 'x'"),
     ("2 ** 100000", "exponent 100000 is larger than the limit"),
     ("factorial(100000)", "factorial argument"),
+    ("(factorial(500) ** 999) ** 999", "digits; the limit is 10,000"),
+    ("9 ** 999 ** 999", "exponent"),
     ("1 / 0", "undefined"),
     ("1,000 + 1", "write 1000, not 1,000"),
     ("(", "could not parse"),

@@ -31,3 +31,15 @@ def test_key_tokens_are_per_session_and_stable_within_one():
     token = store.get("a").issue_key_token("dart")
     assert store.get("a").issue_key_token("dart") == token
     assert token not in store.get("b").key_tokens and store.get("a").key_tokens[token] == "dart"
+
+
+def test_idle_sessions_are_forgotten_and_used_ones_kept():
+    now = [0.0]
+    store = SessionStore(idle_seconds=60, clock=lambda: now[0])
+    store.get("idle").workspace.notes["k"] = "v"
+    store.get("busy")
+    now[0] = 50.0
+    store.get("busy")
+    now[0] = 100.0
+    assert store.get("busy") is not None and len(store) == 1  # "idle" was unused for 100 s
+    assert store.get("idle").workspace.notes == {}
