@@ -20,11 +20,9 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx2
@@ -37,11 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.server.mcpserver import MCPServer  # noqa: E402
+from server_process import server_process  # noqa: E402  (benchmarks/ is on sys.path)
 
 from mcp_gateway.gateway import open_gateway  # noqa: E402
-from recorder.sandbox.loopback import free_port  # noqa: E402
-
-REPO = Path(__file__).resolve().parent.parent
 
 TOOL, ARGS = "search_school_info", {"ATPT_OFCDC_SC_CODE": "T10", "numOfRows": 10}
 TOKEN = "bench-token"
@@ -72,31 +68,6 @@ def echo_server() -> MCPServer:
     return server
 
 
-@contextmanager
-def server_process(command: list[str], home: Path, scale: float) -> Iterator[str]:
-    """Run a server on a free port in its own process (client and server never share a GIL)."""
-    port = free_port()
-    env = {**os.environ, "KOPA_HOME": str(home), "KOPA_SANDBOX__SCALE": str(scale),
-           "KOPA_GATEWAY__TOKENS": json.dumps([TOKEN])}
-    proc = subprocess.Popen([*command, "--port", str(port)], env=env, cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    origin = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                httpx2.get(origin + "/healthz", timeout=1)
-                break
-            except httpx2.TransportError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"{command} did not start") from None
-                time.sleep(0.2)
-        yield origin
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-
-
 def serve_echo(port: int) -> None:
     """The trivial tool's server process (``--serve-echo --port N``)."""
     app = echo_server().streamable_http_app()
@@ -108,6 +79,8 @@ async def main(args: argparse.Namespace) -> None:
     home = Path(args.home).expanduser()
     gateway = open_gateway(upstream="sandbox", home=home, scale=args.scale)
     results: dict[str, tuple[float, float, float]] = {}
+    env = {**os.environ, "KOPA_HOME": str(home), "KOPA_SANDBOX__SCALE": str(args.scale),
+           "KOPA_GATEWAY__TOKENS": json.dumps([TOKEN])}
     try:
         spec = gateway.catalog.get(TOOL)
         url = gateway.clients.ctx.urls.url(spec.endpoint)
@@ -120,14 +93,14 @@ async def main(args: argparse.Namespace) -> None:
         echo = echo_server()
         async with Client(echo) as client:
             results["trivial echo in-memory"] = await measure(lambda: client.call_tool("echo", {"text": "x"}), args.calls)
-        with server_process([sys.executable, "-m", "appliance", "serve"], home, args.scale) as origin:
+        with server_process([sys.executable, "-m", "appliance", "serve"], env) as origin:
             async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
                         Client(streamable_http_client(origin + "/mcp", http_client=http)) as client):
                 results["gateway over streamable HTTP"] = await measure(
                     lambda: client.call_tool(TOOL, dict(ARGS)), args.calls)
                 results["gateway built-in tool over HTTP"] = await measure(
                     lambda: client.call_tool("evaluate_expression", {"expression": "1+1"}), args.calls)
-        with server_process([sys.executable, __file__, "--serve-echo"], home, args.scale) as origin:
+        with server_process([sys.executable, __file__, "--serve-echo"], env) as origin:
             async with Client(origin + "/mcp") as client:
                 results["trivial echo over streamable HTTP"] = await measure(
                     lambda: client.call_tool("echo", {"text": "x"}), args.calls)

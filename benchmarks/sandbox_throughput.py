@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -27,9 +26,10 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from server_process import server_process  # noqa: E402  (benchmarks/ is on sys.path)
+
 from recorder.sandbox import KeyStore, World, ensure_world  # noqa: E402
 from recorder.sandbox.bench_mix import request_mix  # noqa: E402
-from recorder.sandbox.loopback import free_port  # noqa: E402
 
 
 class Connection:
@@ -89,27 +89,11 @@ def main() -> None:
     world = World.open(ensure_world(args.home, scale=args.scale, log=print))
     mix = request_mix(world, KeyStore.default())
     world.close()
-    port = free_port()
     env = {**os.environ, "KOPA_HOME": args.home, "KOPA_SANDBOX__SCALE": str(args.scale)}
-    server = subprocess.Popen([sys.executable, "-m", "appliance", "sandbox", "serve", "--port", str(port),
-                               "--workers", str(args.workers)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
-    origin = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                httpx.get(origin + "/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("sandbox did not start") from None
-                time.sleep(0.2)
+    command = [sys.executable, "-m", "appliance", "sandbox", "serve", "--workers", str(args.workers)]
+    with server_process(command, env) as origin:
         asyncio.run(drive(origin, mix, len(mix) * 3, args.concurrency))  # warm-up: counts and caches
         seconds, latencies, errors = asyncio.run(drive(origin, mix, args.requests, args.concurrency))
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
     every = [v for vs in latencies.values() for v in vs]
     print(f"\nsandbox throughput: {args.requests} requests, concurrency {args.concurrency}, "
