@@ -9,6 +9,7 @@ Five figures, each calls/s with p50/p99 latency, sequential calls:
   3. the gateway over streamable HTTP with the official MCP client (`kopa serve`, its own process)
   4. the trivial echo tool over streamable HTTP (its own process, the same way)
   5. the gateway's built-in evaluate_expression over HTTP: its fixed cost, no upstream, tiny result
+  6. the trivial echo tool sending back a text as large as the gateway's result (payload cost alone)
 The gateway's own cost per call is its time minus the upstream's (0); the goal compares that
 with the trivial tool's time on the same path: <= 2x. Raw ratios are printed too.
 """
@@ -90,6 +91,8 @@ async def main(args: argparse.Namespace) -> None:
         results["upstream alone (sandbox request)"] = await measure(lambda: upstream.get(url, params=query), args.calls)
         results["gateway in-process (ToolRuntime)"] = await measure(
             lambda: gateway.runtime.call(TOOL, dict(ARGS), "bench"), args.calls)
+        sample = await gateway.runtime.call(TOOL, dict(ARGS), "bench")
+        same_bytes = json.dumps(sample.structured(), ensure_ascii=False)  # the gateway's result, as plain text
         echo = echo_server()
         async with Client(echo) as client:
             results["trivial echo in-memory"] = await measure(lambda: client.call_tool("echo", {"text": "x"}), args.calls)
@@ -104,6 +107,8 @@ async def main(args: argparse.Namespace) -> None:
             async with Client(origin + "/mcp") as client:
                 results["trivial echo over streamable HTTP"] = await measure(
                     lambda: client.call_tool("echo", {"text": "x"}), args.calls)
+                results["trivial echo of the same bytes, HTTP"] = await measure(
+                    lambda: client.call_tool("echo", {"text": same_bytes}), args.calls)
     finally:
         await gateway.aclose()
     print(f"\ngateway cost per call ({args.calls} sequential calls each; tool {TOOL})")
