@@ -61,6 +61,9 @@ class GatewaySettings(BaseModel):
                                     description="bearer tokens accepted on /mcp; none set: one is generated per start")
     key_file: Path | None = Field(None, description="owner-only JSON/TOML file of live platform keys")
     page_size: int = Field(100, ge=1, le=1000, description="tools per tools/list page")
+    toolsets: dict[str, list[str]] = Field(default_factory=dict,
+                                           description="extra virtual servers: name -> tool names, served at /mcp/<name>")
+    pinned: list[str] = Field(default_factory=list, description="tools search mode always lists")
 
 
 class MetaDBSettings(BaseModel):

@@ -27,7 +27,11 @@ def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, *, stdio: bo
         token = secrets.token_urlsafe(24)
         tokens = {token}
         log(f"no gateway token configured (KOPA_GATEWAY__TOKENS); this run accepts: Bearer {token}")
-    app = create_gateway_app(opened.runtime, tokens=tokens, toolsets=default_toolsets(opened.catalog),
+    toolsets = default_toolsets(opened.catalog, pinned=gateway.pinned)
+    for name, tools in gateway.toolsets.items():  # e.g. a benchmark task set: {"task/finance-cb": [...]}
+        toolsets[name] = ToolSet(name, tuple(tools))
+        toolsets[name].resolve(opened.catalog)  # an unknown tool name stops start-up with its name
+    app = create_gateway_app(opened.runtime, tokens=tokens, toolsets=toolsets,
                              page_size=gateway.page_size, resources=[opened.clients])
     log(f"MCP gateway ({opened.upstream} upstream, {gateway.profile} profile, {len(opened.catalog):,} tools) "
         f"on http://{gateway.host}:{gateway.port}/mcp")

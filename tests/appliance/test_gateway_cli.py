@@ -42,7 +42,9 @@ async def bearer_client(url: str, token: str):
 
 
 async def test_serve_embedded_default_answers_mcp_with_the_configured_token(world, tmp_path):
-    with running_kopa("serve", log=tmp_path / "serve.log", env={"KOPA_GATEWAY__TOKENS": '["tok-123"]'}) as run:
+    task_set = {"task/cb": ["find_dart_corp_code", "get_dart_convertible_bond_issuance_decision", "evaluate_expression"]}
+    env = {"KOPA_GATEWAY__TOKENS": '["tok-123"]', "KOPA_GATEWAY__TOOLSETS": json.dumps(task_set)}
+    with running_kopa("serve", log=tmp_path / "serve.log", env=env) as run:
         assert run["health"]["status"] == "ok"
         assert httpx.post(run["origin"] + "/mcp", json={}).status_code == 401
         async with bearer_client(run["origin"] + "/mcp", "tok-123") as client:
@@ -52,3 +54,10 @@ async def test_serve_embedded_default_answers_mcp_with_the_configured_token(worl
             assert school.structured_content["outcome"] == "semantic_success"
             assert school.structured_content["total_count"] == world.count("edu_school", '"ATPT_OFCDC_SC_CODE" = ?',
                                                                             ["T10"])
+        async with bearer_client(run["origin"] + "/mcp/task/cb", "tok-123") as client:
+            assert [t.name for t in (await client.list_tools()).tools] == task_set["task/cb"]
+
+
+def test_serve_refuses_a_task_set_naming_an_unknown_tool(tmp_path):
+    result = kopa("serve", env={"KOPA_GATEWAY__TOOLSETS": '{"task/x": ["no_such_tool"]}', "KOPA_GATEWAY__PORT": "1"})
+    assert result.returncode == 2 and "no_such_tool" in result.stderr, result.stderr
