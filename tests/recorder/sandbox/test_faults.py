@@ -71,7 +71,8 @@ def test_profile_file_is_loaded(tmp_path):
     assert profile.rates("gg").unavailable == 0.25 and profile.rates("dart").total() == 0
 
 
-@pytest.mark.parametrize("kind", [FaultKind.RATE_LIMIT, FaultKind.SERVER_ERROR, FaultKind.UNAVAILABLE])
+@pytest.mark.parametrize("kind", [FaultKind.RATE_LIMIT, FaultKind.SERVER_ERROR, FaultKind.UNAVAILABLE,
+                                  FaultKind.MALFORMED])
 def test_fault_kind_is_served_at_its_configured_rate(world, keys, kind):
     profile = FaultProfile(seed=11, platforms={"edu": FaultRates(**{kind.value: 0.25})})
     params = {"KEY": keys.first("edu"), "Type": "json", "pSize": "1"}
@@ -90,6 +91,18 @@ def test_malformed_answers_do_not_parse(world, keys):
     assert response.status_code == 200
     with pytest.raises(ValueError):
         json.loads(response.content)
+
+
+def test_hangs_happen_at_their_configured_rate_over_loopback(world, keys):
+    profile = FaultProfile(seed=3, hang_seconds=0.3, platforms={"edu": FaultRates(hang=0.2)})
+    n, timeouts = 150, 0
+    with LoopbackServer(create_sandbox_app(world, keys, profile)) as srv, httpx.Client(timeout=0.15) as client:
+        for _ in range(n):
+            try:
+                client.get(srv.origin + EDU_PATH, params={"KEY": keys.first("edu"), "Type": "json", "pSize": "1"})
+            except httpx.ReadTimeout:
+                timeouts += 1
+    assert _within(timeouts, n, 0.2)
 
 
 def test_a_hang_outlasts_the_client_timeout_over_loopback(world, keys):
