@@ -21,7 +21,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from recorder.sandbox import WORLD_VERSIONS, BUILTIN_PROFILES, KeyStore, World, ensure_world, load_profile, platform_specs
+from recorder.sandbox import (
+    BUILTIN_PROFILES,
+    WORLD_VERSIONS,
+    KeyStore,
+    World,
+    ensure_world,
+    load_profile,
+    platform_specs,
+)
 from recorder.sandbox.faults import FaultProfileError
 
 from .config import KopaSettings

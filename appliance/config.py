@@ -12,7 +12,12 @@ import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from recorder.sandbox import DEFAULT_SEED, PLATFORM_IDS, WORLD_VERSIONS
 

@@ -17,7 +17,14 @@ from pathlib import Path
 
 import httpx
 
-from recorder.sandbox import DEFAULT_SEED, KeyStore, World, create_sandbox_app, default_keys, ensure_world
+from recorder.sandbox import (
+    DEFAULT_SEED,
+    KeyStore,
+    World,
+    create_sandbox_app,
+    default_keys,
+    ensure_world,
+)
 
 from .catalog import Catalog, load_catalog
 from .clients import ClientSet, Limits, PlatformURLs, SecretStore

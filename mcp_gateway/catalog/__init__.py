@@ -5,7 +5,13 @@
     tools = [to_mcp_tool(spec, "chat") for spec in catalog]
 """
 
-from .catalog import Catalog, DuplicateToolError, UnknownToolError, build_spec, load_catalog
+from .catalog import (
+    Catalog,
+    DuplicateToolError,
+    UnknownToolError,
+    build_spec,
+    load_catalog,
+)
 from .datasets import dataset_tool_name, export_dataset_specs, load_dataset_specs
 from .export import PROFILE_GENERICS, input_schema, to_mcp_tool, to_openai_function
 from .generic import PLATFORMS, SpecDataError, key_tool_name

@@ -8,11 +8,25 @@ Usage::
 """
 
 from .app import create_sandbox_app
-from .faults import BUILTIN_PROFILES, FaultInjector, FaultKind, FaultProfile, FaultRates, load_profile
+from .faults import (
+    BUILTIN_PROFILES,
+    FaultInjector,
+    FaultKind,
+    FaultProfile,
+    FaultRates,
+    load_profile,
+)
 from .keys import PLATFORM_IDS, KeyStore, default_keys
 from .platforms import platform_specs
 from .platforms.base import PlatformSpec
-from .world.builder import DEFAULT_SEED, GENERATOR_VERSION, WORLD_VERSIONS, WorldBuildError, ensure_world, generate
+from .world.builder import (
+    DEFAULT_SEED,
+    GENERATOR_VERSION,
+    WORLD_VERSIONS,
+    WorldBuildError,
+    ensure_world,
+    generate,
+)
 from .world.runtime import World
 
 __all__ = [

@@ -1,4 +1,11 @@
-from appliance.metadb import SandboxSession, WorldBuild, close_session, latest_world_builds, open_metadb, record
+from appliance.metadb import (
+    SandboxSession,
+    WorldBuild,
+    close_session,
+    latest_world_builds,
+    open_metadb,
+    record,
+)
 
 
 def test_world_builds_and_sessions_are_recorded_in_a_real_sqlite_file(tmp_path):

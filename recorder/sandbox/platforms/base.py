@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from starlette.datastructures import QueryParams
-from starlette.requests import Request
 
 if TYPE_CHECKING:
     from ..keys import KeyStore
@@ -77,10 +76,6 @@ class CIParams:
 
     def __contains__(self, name: str) -> bool:
         return name.lower() in self._params
-
-
-def query(request: Request) -> QueryParams:
-    return request.query_params
 
 
 MAX_INT = 2**31 - 1  # the portals' paging fields are Java ints

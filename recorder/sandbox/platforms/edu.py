@@ -18,8 +18,8 @@ from starlette.routing import Route
 
 from ..faults import FaultKind
 from .base import CIParams, PlatformContext, PlatformSpec, wants_xml
-from .hub import HubService, hub_result, serve_hub_service
 from .edu_schoolinfo import create_schoolinfo_app, schoolinfo_fault
+from .hub import HubService, hub_result, serve_hub_service
 
 SPEC = PlatformSpec(
     id="edu", title="교육 데이터 (NEIS 교육정보 개방 포털·학교알리미)", domain="education",

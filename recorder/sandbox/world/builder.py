@@ -25,6 +25,7 @@ import duckdb
 from . import district, drift, education, finance, law, politics, traffic
 from .context import BuildContext
 
+
 def _generator_fingerprint() -> str:
     """Hash of the generator sources: a changed generator never reuses a stale cached world."""
     digest = hashlib.sha256()

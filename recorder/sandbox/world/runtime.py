@@ -16,7 +16,6 @@ from typing import Any
 
 import duckdb
 
-
 DEEP_OFFSET = 1000  # from this offset on, pages are fetched in two phases (see World.page)
 
 

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from mcp_gateway.catalog import Catalog, ToolSpec, dataset_tool_name, export_dataset_specs, load_catalog
+from mcp_gateway.catalog import (
+    Catalog,
+    ToolSpec,
+    dataset_tool_name,
+    export_dataset_specs,
+    load_catalog,
+)
 from mcp_gateway.catalog.datasets import DATA_FILE
 
 from .sandbox_calls import call_tool_endpoint

@@ -9,7 +9,13 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from mcp_gateway.catalog import Catalog, FieldSpec, load_catalog, to_mcp_tool, to_openai_function
+from mcp_gateway.catalog import (
+    Catalog,
+    FieldSpec,
+    load_catalog,
+    to_mcp_tool,
+    to_openai_function,
+)
 
 
 @pytest.fixture(scope="module")

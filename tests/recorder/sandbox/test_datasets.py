@@ -9,7 +9,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from recorder.sandbox.platforms.datasets import gyeonggi_dataset_services, seoul_dataset_services
+from recorder.sandbox.platforms.datasets import (
+    gyeonggi_dataset_services,
+    seoul_dataset_services,
+)
 from recorder.sandbox.world.district.geo import SEOUL_CODES, tm5174
 from recorder.sandbox.world.facts import SEOUL_DISTRICTS
 

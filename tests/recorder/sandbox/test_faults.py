@@ -9,7 +9,14 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from recorder.sandbox import FaultInjector, FaultKind, FaultProfile, FaultRates, create_sandbox_app, load_profile
+from recorder.sandbox import (
+    FaultInjector,
+    FaultKind,
+    FaultProfile,
+    FaultRates,
+    create_sandbox_app,
+    load_profile,
+)
 from recorder.sandbox.faults import FaultProfileError
 from recorder.sandbox.loopback import LoopbackServer
 

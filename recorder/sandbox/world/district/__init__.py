@@ -18,15 +18,20 @@ import numpy as np
 import pyarrow as pa
 
 from ..context import BuildContext
-from .catalog import (DatasetEntry, gg_topic_entry, seoul_facility_entry, seoul_license_entry,
-                               stats_entry)
+from ..korean import place_words
+from .catalog import (
+    DatasetEntry,
+    gg_topic_entry,
+    seoul_facility_entry,
+    seoul_license_entry,
+    stats_entry,
+)
 from .facilities import FACILITY_TOPICS, NAMED_GG
 from .geo import AddressBook, gyeonggi_regions, seoul_regions
 from .licenses import FAMILIES, LICENSE_TYPES
 from .rows import spread_regions, stats_rows, topic_rows
 from .stats import STATS_TOPICS, YEARS
 from .topics import Topic, camel
-from ..korean import place_words
 
 SEOUL_PER_DISTRICT_TYPES = 64  # the largest license types are split into one service per 자치구
 

@@ -19,7 +19,15 @@ from .geo import AddressBook, tm5174
 from .licenses import FAMILIES
 from .stats import StatsTopic, stats_values
 from .topics import Extra, Topic
-from .values import END_DAY, EPOCH, date_strings, day_number, digits, extra_values, phones
+from .values import (
+    END_DAY,
+    EPOCH,
+    date_strings,
+    day_number,
+    digits,
+    extra_values,
+    phones,
+)
 
 STRING_SLOTS = tuple(f"_s{i}" for i in range(1, 7))
 NUMBER_SLOTS = tuple(f"_n{i}" for i in range(1, 6))

@@ -16,8 +16,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..context import BuildContext
-from .hrdk_catalog import GRADES, Qual, catalogue
 from ..facts import PROVINCES
+from .hrdk_catalog import GRADES, Qual, catalogue
 
 QUALGB_NM = {"T": "국가기술자격", "S": "국가전문자격"}
 SCHEDULE_YEARS = (2024, 2025, 2026)

@@ -16,10 +16,15 @@ import pyarrow as pa
 
 from .. import korean
 from ..context import BuildContext
-from .regions import (AREA_CODES, NEIS_CODE_PREFIX, OFFICE_DOMAINS, POSTCODE_RANGES,
-                                sggs_of)
-from ..korean import romanize
 from ..facts import GYEONGGI_BY_CODE, PROVINCE_CENTRES, PROVINCES, SEOUL_DISTRICTS
+from ..korean import romanize
+from .regions import (
+    AREA_CODES,
+    NEIS_CODE_PREFIX,
+    OFFICE_DOMAINS,
+    POSTCODE_RANGES,
+    sggs_of,
+)
 
 LOAD_DTM = "20250301"  # NEIS stamps every row with its load date
 

@@ -21,7 +21,15 @@ import pyarrow as pa
 
 from ..context import BuildContext
 from .cases import CitableLaw, build_cases
-from .facts import KIND_CODES, MINISTRIES, REAL_LAWS, REVISION_CODES, TAIL_MINISTRIES, TAIL_PATTERNS, TAIL_TOPICS
+from .facts import (
+    KIND_CODES,
+    MINISTRIES,
+    REAL_LAWS,
+    REVISION_CODES,
+    TAIL_MINISTRIES,
+    TAIL_PATTERNS,
+    TAIL_TOPICS,
+)
 from .text import law_articles
 
 WORLD_TODAY = date(2025, 6, 1)  # the world's "now": every 현행 version is in force by then

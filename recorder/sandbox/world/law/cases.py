@@ -17,8 +17,17 @@ import pyarrow as pa
 
 from ..context import BuildContext
 from ..korean import person_names
-from .facts import (CASE_KIND_WEIGHTS, CASE_KINDS, CASE_NAMES, COURT_CODE_LOWER, COURT_CODE_SUPREME,
-                        DISTRICT_COURTS, HIGH_COURTS, LAW_FIRMS, SUPREME_COURT)
+from .facts import (
+    CASE_KIND_WEIGHTS,
+    CASE_KINDS,
+    CASE_NAMES,
+    COURT_CODE_LOWER,
+    COURT_CODE_SUPREME,
+    DISTRICT_COURTS,
+    HIGH_COURTS,
+    LAW_FIRMS,
+    SUPREME_COURT,
+)
 
 LAST_DECISION = date(2025, 5, 30)
 

@@ -12,7 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..context import BuildContext
-from .facts import COMMITTEE_BY_KEY, COMMITTEES, CMT_DIV_CD, NEGOTIATING_GROUP_MIN, PRIOR_PARTY
+from .facts import (
+    CMT_DIV_CD,
+    COMMITTEE_BY_KEY,
+    COMMITTEES,
+    NEGOTIATING_GROUP_MIN,
+    PRIOR_PARTY,
+)
 from .members import Roster, Seat
 from .people import english_name, hanja_name, office_details
 

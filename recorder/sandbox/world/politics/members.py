@@ -15,8 +15,16 @@ import numpy as np
 
 from ..context import BuildContext
 from ..korean import person_names
-from .facts import (COMMITTEES, DISTRICT_SEATS, NEGOTIATING_GROUP_MIN, PARTIES, PROVINCE_LEAN, TERMS,
-                             Party, district_names)
+from .facts import (
+    COMMITTEES,
+    DISTRICT_SEATS,
+    NEGOTIATING_GROUP_MIN,
+    PARTIES,
+    PROVINCE_LEAN,
+    TERMS,
+    Party,
+    district_names,
+)
 from .people import mona_codes
 
 KEEP_DISTRICT_P = 0.55  # an incumbent of the same lineage runs again and wins

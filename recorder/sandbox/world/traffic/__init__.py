@@ -11,8 +11,13 @@ from ..context import BuildContext
 from .bike import build_bike_rentals, build_bike_stations
 from .ex import build_incidents, build_traffic_ic, build_travel_times, build_units
 from .ex_rest import build_fuel, build_rest_items, build_rests
-from .seoul import (build_bus_ridership, build_bus_routes, build_bus_stops, build_subway_ridership,
-                            build_subway_stations)
+from .seoul import (
+    build_bus_ridership,
+    build_bus_routes,
+    build_bus_stops,
+    build_subway_ridership,
+    build_subway_stations,
+)
 
 NON_REPRODUCIBLE = ("NON-REPRODUCIBLE: the live service changes every few minutes; "
                     "the sandbox serves one deterministic snapshot. ")
