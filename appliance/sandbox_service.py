@@ -68,8 +68,8 @@ def probe_platforms(world: World, keys: KeyStore) -> list[ProbeResult]:
             response = client.get(probe.path(keys), params=probe.params(keys))
             ms = (time.perf_counter() - started) * 1000
             outcome = read_outcome(probe, response)
-            results.append(ProbeResult(probe.platform, probe.path(keys).replace(keys.first(probe.platform), "{KEY}")
-                                       if probe.platform == "seoul" else probe.path(keys),
+            # The template, not the filled path: Seoul puts its key in the path, and keys are never printed.
+            results.append(ProbeResult(probe.platform, probe.path_template.replace("{key}", "{KEY}"),
                                        response.status_code, outcome.code, outcome.records, outcome.total, ms,
                                        outcome.ok))
     return results
