@@ -5,7 +5,9 @@
     kopa sandbox check                               one call per platform over loopback HTTP
     kopa sandbox changelog                           world v1 → v2 differences (JSON)
     kopa tools stats [--json]                        tool counts per platform and domain
-    kopa serve [--upstream sandbox|live|replay] [--profile chat|bench] [--stdio] [--host H --port N]
+    kopa serve [--upstream sandbox|live|replay] [--mode live|record|replay|replay-or-record] [--bundle REF]
+               [--profile chat|bench] [--stdio] [--host H --port N]
+    kopa record …, kopa cassettes …, kopa drift …   the recorder (see cassettes_cli.py)
 
 Every command reads ``KopaSettings`` (env ``KOPA_*``, ``kopa.toml``); options override it.
 Bad arguments end with a one-line error naming the option and the valid values (exit 2).
@@ -32,6 +34,9 @@ from recorder.sandbox import (
 )
 from recorder.sandbox.faults import FaultProfileError
 
+from .cassettes_cli import cassettes_app
+from .cassettes_cli import drift as drift_command
+from .cassettes_cli import record as record_command
 from .config import KopaSettings
 from .sandbox_service import SandboxService, probe_platforms
 
@@ -42,6 +47,9 @@ sandbox_app = typer.Typer(help="The sandbox upstream: a generated world behind t
 app.add_typer(sandbox_app, name="sandbox")
 tools_app = typer.Typer(help="The tool catalog (>= 2,318 tools over ten platforms).", no_args_is_help=True)
 app.add_typer(tools_app, name="tools")
+app.add_typer(cassettes_app, name="cassettes")
+app.command("record")(record_command)
+app.command("drift")(drift_command)
 
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
@@ -170,7 +178,9 @@ def tools_stats(as_json: Annotated[bool, typer.Option("--json", help="print JSON
 @app.command("serve")
 def serve(
     upstream: Annotated[str | None, typer.Option(help="sandbox (embedded default) | live | replay")] = None,
-    bundle: Annotated[str | None, typer.Option(help="cassette bundle NAME@VERSION (replay only)")] = None,
+    mode: Annotated[str | None, typer.Option(help="recorder mode: live | record | replay | replay-or-record")] = None,
+    bundle: Annotated[str | None, typer.Option(help="cassette bundle NAME[@VERSION] to record into or replay from")]
+    = None,
     profile: Annotated[str | None, typer.Option(help="chat (keys injected) | bench (episode key tokens)")] = None,
     stdio: Annotated[bool, typer.Option("--stdio", help="serve MCP over stdin/stdout instead of HTTP")] = False,
     host: Annotated[str | None, typer.Option(help="interface to listen on")] = None,
@@ -183,17 +193,23 @@ def serve(
     overrides = {k: v for k, v in {"upstream": upstream, "profile": profile, "host": host, "port": port}.items()
                  if v is not None}
     gateway = settings.gateway.model_copy(update=overrides)
+    recorder = settings.recorder.model_copy(update={k: v for k, v in {"mode": mode, "bundle": bundle}.items()
+                                                    if v is not None})
     if gateway.profile not in ("chat", "bench"):
         raise UsageError(f"--profile {gateway.profile!r} is not a profile; choose chat or bench")
-    if bundle is not None and gateway.upstream != "replay":
-        raise UsageError("--bundle names a cassette bundle and only goes with --upstream replay")
-    serve_gateway(settings, gateway, stdio=stdio, log=lambda m: err.print(m))
+    if recorder.mode not in ("live", "record", "replay", "replay-or-record"):
+        raise UsageError(f"--mode {recorder.mode!r}: choose live, record, replay or replay-or-record")
+    if gateway.upstream == "replay" and recorder.mode == "live":
+        recorder = recorder.model_copy(update={"mode": "replay"})
+    if recorder.mode != "live" and not recorder.bundle:
+        raise UsageError(f"recorder mode {recorder.mode} needs --bundle NAME[@VERSION]")
+    serve_gateway(settings, gateway, recorder, stdio=stdio, log=lambda m: err.print(m))
 
 
 def main() -> None:
     try:
         app()
-    except (UsageError, FaultProfileError, ValueError, FileNotFoundError, RuntimeError) as exc:
+    except (UsageError, FaultProfileError, ValueError, LookupError, OSError, RuntimeError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         sys.exit(2)
     except KeyboardInterrupt:

@@ -71,6 +71,22 @@ class GatewaySettings(BaseModel):
     pinned: list[str] = Field(default_factory=list, description="tools search mode always lists")
 
 
+class RecorderSettings(BaseModel):
+    """Cassettes: where bundles live and whether the gateway records or replays."""
+
+    cassettes: Path | None = Field(None, description="folder of cassette bundles; default <home>/cassettes")
+    mode: str = Field("live", description="live | record | replay | replay-or-record (the gateway's transport)")
+    bundle: str | None = Field(None, description="bundle NAME or NAME@VERSION to record into or replay from")
+
+    @field_validator("mode")
+    @classmethod
+    def _known_mode(cls, value: str) -> str:
+        modes = ("live", "record", "replay", "replay-or-record")
+        if value not in modes:
+            raise ValueError(f"unknown recorder mode {value!r}; choose one of {', '.join(modes)}")
+        return value
+
+
 class MetaDBSettings(BaseModel):
     """The operational metadata DB (SQLModel over SQLite by default)."""
 
@@ -85,6 +101,7 @@ class KopaSettings(BaseSettings):
     home: Path = Field(DEFAULT_HOME, description="where worlds, cassettes, runs and the metadata DB live")
     sandbox: SandboxSettings = SandboxSettings()
     gateway: GatewaySettings = GatewaySettings()
+    recorder: RecorderSettings = RecorderSettings()
     metadb: MetaDBSettings = MetaDBSettings()
 
     @classmethod
@@ -102,6 +119,10 @@ class KopaSettings(BaseSettings):
     @property
     def home_dir(self) -> Path:
         return self.home.expanduser()
+
+    @property
+    def cassettes_dir(self) -> Path:
+        return (self.recorder.cassettes or self.home / "cassettes").expanduser()
 
     @property
     def metadb_url(self) -> str:

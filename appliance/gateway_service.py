@@ -5,20 +5,25 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
 
 import uvicorn
 
 from mcp_gateway.gateway import open_gateway
 from mcp_gateway.server import ToolSet, create_gateway_app, default_toolsets, run_stdio
 
-from .config import GatewaySettings, KopaSettings
+from .config import GatewaySettings, KopaSettings, RecorderSettings
 
 
-def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, *, stdio: bool,
+def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, recorder: RecorderSettings, *, stdio: bool,
                   log: Callable[[str], None]) -> None:
-    opened = open_gateway(upstream=gateway.upstream, profile=gateway.profile, home=settings.home_dir,
+    upstream = "sandbox" if gateway.upstream == "replay" else gateway.upstream
+    opened = open_gateway(upstream=upstream, profile=gateway.profile, home=settings.home_dir,
                           seed=settings.sandbox.seed, world_version=settings.sandbox.world,
-                          scale=settings.sandbox.scale, key_file=gateway.key_file)
+                          scale=settings.sandbox.scale, key_file=gateway.key_file, mode=recorder.mode,
+                          cassettes=settings.cassettes_dir, bundle=recorder.bundle,
+                          stats_file=_stats_file(settings, recorder))
     if stdio:
         asyncio.run(_stdio(opened))
         return
@@ -32,8 +37,9 @@ def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, *, stdio: bo
         toolsets[name] = ToolSet(name, tuple(tools))
         toolsets[name].resolve(opened.catalog)  # an unknown tool name stops start-up with its name
     app = create_gateway_app(opened.runtime, tokens=tokens, toolsets=toolsets,
-                             page_size=gateway.page_size, resources=[opened.clients])
-    log(f"MCP gateway ({opened.upstream} upstream, {gateway.profile} profile, {len(opened.catalog):,} tools) "
+                             page_size=gateway.page_size, resources=[opened])  # closing it commits a recording
+    via = "" if opened.mode == "live" else f", {opened.mode} {recorder.bundle}"
+    log(f"MCP gateway ({opened.upstream} upstream{via}, {gateway.profile} profile, {len(opened.catalog):,} tools) "
         f"on http://{gateway.host}:{gateway.port}/mcp")
     uvicorn.run(app, host=gateway.host, port=gateway.port, log_level="warning", lifespan="on")
 
@@ -43,3 +49,11 @@ async def _stdio(opened) -> None:
         await run_stdio(opened.runtime, ToolSet.everything())
     finally:
         await opened.aclose()
+
+
+def _stats_file(settings: KopaSettings, recorder: RecorderSettings) -> Path | None:
+    """Where a replay run's hits and misses go: ``<home>/runs/replay-<bundle>-<UTC time>.json``."""
+    if recorder.mode not in ("replay", "replay-or-record") or not recorder.bundle:
+        return None
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return settings.home_dir / "runs" / f"replay-{recorder.bundle.replace('@', '-')}-{stamp}.json"

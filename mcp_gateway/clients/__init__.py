@@ -50,13 +50,13 @@ class ClientSet:
                              f"(families: {', '.join(self.clients)})") from None
 
     async def fetch(self, endpoint: Endpoint, params: dict[str, Any], *, page_no: int = 1, page_size: int = 10,
-                    key: str | None = None) -> UpstreamPage:
+                    key: str | None = None, tool: str | None = None) -> UpstreamPage:
         if key is None:
             if self.ctx.secrets is None:
                 raise SecretError(f"no key given for platform {endpoint.platform!r} and no secret store configured")
             key = self.ctx.secrets.key(endpoint.platform)
         return await self.client(endpoint.family).fetch(endpoint, params, page_no=page_no, page_size=page_size,
-                                                        key=key)
+                                                        key=key, tool=tool)
 
     async def aclose(self) -> None:
         await self.ctx.aclose()

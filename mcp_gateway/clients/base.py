@@ -39,6 +39,9 @@ from typing import Any, ClassVar
 
 import httpx
 
+from recorder import RecorderTransport, ReplayMiss
+from recorder.transport import TOOL_EXTENSION
+
 from ..catalog.spec import Endpoint
 from ..runtime.result import Outcome
 from .config import Limits, PlatformURLs
@@ -46,6 +49,7 @@ from .envelope import Reading, failure, status_reading
 from .secrets import SecretStore, guard_http_logs, redact_values, secret_forms
 from .throttle import PlatformGates
 
+RECORD_MAX_RECORDS = 250_000  # a recorded query's whole result is fetched up to this many records
 USER_AGENT = "kopa-gateway/0.1"  # data.ex.co.kr blocks requests without one (HTTP 400 "Request Blocked")
 
 
@@ -72,6 +76,7 @@ class ClientContext:
     limits: Limits = field(default_factory=Limits)
     rng: random.Random = field(default_factory=lambda: random.Random(0))  # jitter; seeded for repeatable runs
     secrets: SecretStore | None = None
+    recorder: RecorderTransport | None = None  # set when requests go through the recorder's transport
     gates: PlatformGates = field(init=False)
 
     def __post_init__(self) -> None:
@@ -86,7 +91,8 @@ class ClientContext:
             guard_http_logs(secrets)  # httpx logs each request URL, keys and all
         http = httpx.AsyncClient(transport=transport, timeout=httpx.Timeout(limits.timeout_s),
                                  headers={"User-Agent": USER_AGENT}, follow_redirects=False)
-        return cls(urls, http, limits, rng or random.Random(0), secrets)
+        recorder = transport if isinstance(transport, RecorderTransport) else None
+        return cls(urls, http, limits, rng or random.Random(0), secrets, recorder)
 
     def redact(self, text: str, key: str) -> str:
         text = redact_values(text, [key])
@@ -122,25 +128,103 @@ class PlatformClient(ABC):
         return out
 
     async def fetch(self, endpoint: Endpoint, params: dict[str, Any], *, page_no: int, page_size: int,
-                    key: str) -> UpstreamPage:
+                    key: str, tool: str | None = None) -> UpstreamPage:
         if page_no < 1 or not 1 <= page_size <= endpoint.max_page_size:
             return UpstreamPage(Outcome.SCHEMA_MISMATCH, attempts=0, message=(
                 f"pageNo must be ≥ 1 and numOfRows between 1 and {endpoint.max_page_size} for this tool "
                 f"(got pageNo={page_no}, numOfRows={page_size})"))
         sent = {k: v for k, v in params.items() if k not in endpoint.local_filters}
+        request = self._request(endpoint, sent, page_no, page_size, key, tool)
+        try:
+            reading, response, attempts = await self._send(endpoint, request)
+        except ReplayMiss as miss:
+            return await self._from_recorded_pages(endpoint, params, page_no, page_size, key, tool, miss)
+        if reading.failure is None:
+            if self._records_whole_results(endpoint, reading, page_no):
+                await self._record_whole_result(endpoint, sent, key, tool, reading.total or 0, (page_no, page_size))
+            reading = self._paged(endpoint, params, reading, page_no, page_size)
+        return self._page(reading, response, params, key, attempts, str(request.url))
+
+    def _request(self, endpoint: Endpoint, sent: dict[str, Any], page_no: int, page_size: int, key: str,
+                 tool: str | None) -> httpx.Request:
         request = self.build(endpoint, sent, page_no=page_no, page_size=page_size, key=key)
+        if tool:
+            request.extensions[TOOL_EXTENSION] = tool  # provenance for the recorder
+        return request
+
+    async def _send(self, endpoint: Endpoint, request: httpx.Request) -> tuple[Reading, httpx.Response | None, int]:
+        """One request, retried with backoff and full jitter while its outcome is retryable."""
         limits = self.ctx.limits
         attempt = 0
         while True:
             attempt += 1
             reading, response = await self._once(endpoint, request)
             if reading.failure is None or not reading.failure.retryable or attempt >= limits.max_attempts:
-                break
+                return reading, response, attempt
             ceiling = min(limits.max_delay_s, limits.base_delay_s * 2 ** (attempt - 1))
             await asyncio.sleep(self.ctx.rng.uniform(0, ceiling))  # full jitter
-        if reading.failure is None:
-            reading = self._paged(endpoint, params, reading, page_no, page_size)
-        return self._page(reading, response, params, key, attempt, str(request.url))
+
+    # ---- cassettes: whole results when recording, any page when replaying -------------------
+
+    def _records_whole_results(self, endpoint: Endpoint, reading: Reading, page_no: int) -> bool:
+        recorder = self.ctx.recorder
+        return (recorder is not None and recorder.mode.records and endpoint.upstream_paged
+                and reading.total is not None)
+
+    async def _record_whole_result(self, endpoint: Endpoint, sent: dict[str, Any], key: str, tool: str | None,
+                                   total: int, asked: tuple[int, int]) -> None:
+        """Fetch (and so record) every page of the query at the largest page size, for paging-free replay,
+        and the page just past the end: what the upstream answers there is replayed for any page past it."""
+        size = endpoint.max_page_size
+        last = -(-min(total, RECORD_MAX_RECORDS) // size)
+        for page in range(1, last + 1 + (total <= RECORD_MAX_RECORDS)):
+            if (page, size) != asked:
+                reading, _, _ = await self._send(endpoint, self._request(endpoint, sent, page, size, key, tool))
+                if reading.failure is not None:
+                    break  # recorded as it came; replay of the pages after it will miss
+
+    async def _from_recorded_pages(self, endpoint: Endpoint, params: dict[str, Any], page_no: int, page_size: int,
+                                   key: str, tool: str | None, miss: ReplayMiss) -> UpstreamPage:
+        """Serve a page that was not recorded as such from recorded pages of the same query."""
+        sent = {k: v for k, v in params.items() if k not in endpoint.local_filters}
+        start, end = (page_no - 1) * page_size, page_no * page_size
+        url = self.ctx.redact(str(self._request(endpoint, sent, page_no, page_size, key, tool).url), key)
+        for size in sorted(miss.pages, reverse=True):  # largest pages first: fewest lookups
+            have = miss.pages[size]
+            first = start // size + 1 if start // size + 1 in have else 1
+            if first not in have:
+                continue
+            reading, response = await self._replayed(endpoint, sent, first, size, key, tool)
+            if reading.failure is not None:
+                return self._page(reading, response, params, key, 1, url)
+            total = len(reading.records) if reading.total is None else reading.total
+            if start >= total:  # past the end: the upstream's own answer there, when recorded
+                past = -(-total // size) + 1
+                if past in have:
+                    reading, response = await self._replayed(endpoint, sent, past, size, key, tool)
+                    return self._page(reading, response, params, key, 1, url)
+                return self._page(replace(reading, records=[], total=total), None, params, key, 1, url)
+            if len(reading.records) >= total:  # one answer holds the whole result (or paging was ignored)
+                return self._page(replace(reading, records=reading.records[start:end]), None, params, key, 1, url)
+            pages = range(start // size + 1, (min(end, total) - 1) // size + 2)
+            if any(p not in have for p in pages):
+                continue
+            records: list[dict[str, Any]] = []
+            for p in pages:
+                part = reading
+                if p != first:
+                    part, response = await self._replayed(endpoint, sent, p, size, key, tool)
+                    if part.failure is not None:
+                        return self._page(part, response, params, key, 1, url)
+                records.extend(part.records)
+            offset = (pages[0] - 1) * size
+            return self._page(replace(reading, records=records[start - offset:end - offset], total=total), None,
+                              params, key, 1, url)
+        return UpstreamPage(Outcome.REPLAY_MISS, message=str(miss), attempts=1, url=url)
+
+    async def _replayed(self, endpoint: Endpoint, sent: dict[str, Any], page: int, size: int, key: str,
+                        tool: str | None) -> tuple[Reading, httpx.Response | None]:
+        return await self._once(endpoint, self._request(endpoint, sent, page, size, key, tool))
 
     @staticmethod
     def _paged(endpoint: Endpoint, params: dict[str, Any], reading: Reading, page_no: int,

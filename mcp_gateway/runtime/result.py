@@ -32,6 +32,7 @@ class Outcome(StrEnum):
     AUTH_ERROR = "auth_error"
     ENDPOINT_UNAVAILABLE = "endpoint_unavailable"
     UNCATEGORIZED = "uncategorized"
+    REPLAY_MISS = "replay_miss"  # strict replay: the cassette bundle holds no answer for this request
 
     @property
     def group(self) -> OutcomeGroup:
@@ -53,6 +54,7 @@ _GROUPS = {
     Outcome.RATE_LIMIT: OutcomeGroup.ENVIRONMENTAL, Outcome.TIMEOUT: OutcomeGroup.ENVIRONMENTAL,
     Outcome.SERVER_ERROR: OutcomeGroup.ENVIRONMENTAL, Outcome.AUTH_ERROR: OutcomeGroup.ENVIRONMENTAL,
     Outcome.ENDPOINT_UNAVAILABLE: OutcomeGroup.ENVIRONMENTAL, Outcome.UNCATEGORIZED: OutcomeGroup.OTHER,
+    Outcome.REPLAY_MISS: OutcomeGroup.OTHER,
 }
 
 

@@ -98,7 +98,8 @@ class ToolRuntime:
             return ToolResult(tool=spec.name, outcome=Outcome.SCHEMA_MISMATCH,
                               message=f"{spec.name}: numOfRows may be at most {endpoint.max_page_size}; "
                                       f"got {page_size}. Ask for further pages with pageNo instead.")
-        page = await self.clients.fetch(endpoint, upstream, page_no=page_no, page_size=page_size, key=key)
+        page = await self.clients.fetch(endpoint, upstream, page_no=page_no, page_size=page_size, key=key,
+                                        tool=spec.name)
         outcome = page.outcome
         if outcome.ok:
             semantic = any(p.kind is ParamKind.NORMAL and args.get(p.name) not in (None, "") for p in spec.params)
