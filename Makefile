@@ -7,7 +7,7 @@ ifeq ($(WHEELHOUSE),1)
 PIP_OPTS += --no-index --find-links wheelhouse
 endif
 
-.PHONY: setup demo test bench wheelhouse
+.PHONY: setup demo test bench bench-recorder wheelhouse
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +21,17 @@ demo: setup
 	$(VENV)/bin/kopa sandbox info
 	$(VENV)/bin/kopa sandbox check
 	$(VENV)/bin/kopa tools stats
+	$(VENV)/bin/kopa record --calls examples/calls-demo.jsonl --bundle demo
+	$(VENV)/bin/kopa cassettes verify demo
 
 test: setup
 	$(VENV)/bin/pytest -q
 
 bench: setup
 	$(VENV)/bin/python benchmarks/sandbox_throughput.py
+
+bench-recorder: setup
+	$(VENV)/bin/python benchmarks/cassette_lookup.py
 
 # Wheels of the appliance and all its dependencies, for the offline Docker image.
 wheelhouse: setup

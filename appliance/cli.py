@@ -201,6 +201,9 @@ def serve(
         raise UsageError(f"--mode {recorder.mode!r}: choose live, record, replay or replay-or-record")
     if gateway.upstream == "replay" and recorder.mode == "live":
         recorder = recorder.model_copy(update={"mode": "replay"})
+    if bundle is not None and recorder.mode == "live":
+        raise UsageError("--bundle names a cassette bundle: it goes with --mode record|replay|replay-or-record "
+                         "(or --upstream replay)")
     if recorder.mode != "live" and not recorder.bundle:
         raise UsageError(f"recorder mode {recorder.mode} needs --bundle NAME[@VERSION]")
     serve_gateway(settings, gateway, recorder, stdio=stdio, log=lambda m: err.print(m))

@@ -26,8 +26,9 @@ def test_tools_stats_reports_paper_scale_counts():
 @pytest.mark.parametrize(("args", "message"), [
     (["serve", "--upstream", "moon"], "unknown upstream 'moon'"),
     (["serve", "--profile", "admin"], "choose chat or bench"),
-    (["serve", "--bundle", "default@abc"], "only goes with --upstream replay"),
-    (["serve", "--upstream", "replay"], "needs a recorded cassette bundle"),
+    (["serve", "--bundle", "default@abc"], "it goes with --mode record|replay|replay-or-record"),
+    (["serve", "--upstream", "replay"], "recorder mode replay needs --bundle"),
+    (["serve", "--upstream", "replay", "--bundle", "nothing-here"], "no bundle named 'nothing-here'"),
 ])
 def test_serve_refuses_bad_options_with_a_reason(args, message):
     result = kopa(*args)

@@ -197,3 +197,27 @@ def test_mode_configuration_errors_are_clear(tmp_path):
         open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="replay", cassettes=tmp_path, bundle="nothing")
     with pytest.raises(ValueError, match="invalid bundle name"):
         open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="record", cassettes=tmp_path, bundle="../escape")
+
+
+async def test_kopa_serve_replays_by_configuration_alone(recorded, calls):
+    """The whole appliance switches to replay through settings: the official client over stdio sees the recording."""
+    import os
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.conftest import REPO
+
+    tmp, results = recorded
+    params = StdioServerParameters(command=sys.executable, args=["-m", "appliance", "serve", "--stdio"], cwd=REPO,
+                                   env={**os.environ, "KOPA_HOME": str(TEST_DATA_DIR),
+                                        "KOPA_SANDBOX__SCALE": str(TEST_SCALE), "KOPA_RECORDER__MODE": "replay",
+                                        "KOPA_RECORDER__BUNDLE": "calls", "KOPA_RECORDER__CASSETTES": str(tmp)})
+    async with Client(params) as client:
+        tool, args = calls[3]
+        result = await client.call_tool(tool, args)
+        assert not result.is_error
+        assert result.structured_content["records"] == results[3]["records"]
+        missed = await client.call_tool("search_school_info", {"ATPT_OFCDC_SC_CODE": "Z99"})
+        assert missed.is_error and missed.structured_content["outcome"] == "replay_miss"

@@ -152,7 +152,7 @@ class Dart:
         total, rows = self.world.page("dart_disclosure", " AND ".join(clauses), params,
                                       order_by=f"{sort} {direction}, rcept_no {direction}",
                                       offset=(page_no - 1) * page_count, limit=page_count,
-                                      columns=", ".join(LIST_FIELDS))
+                                      columns=LIST_FIELDS)
         if not rows:
             raise DartError("013")
         return {"status": "000", "message": MESSAGES["000"], "page_no": page_no, "page_count": page_count,

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from .base import CIParams, PlatformContext, parse_positive_int
+from .jsonio import compact
 from .xmlio import XML_DECL, element
 
 GATEWAY_CODES: dict[str, str] = {
@@ -147,9 +148,8 @@ def serve_datago(pctx: PlatformContext, provider: DatagoProvider, svc: DatagoSer
         if (v := params.get(param)):
             clauses.append(f'"{column}" {op} ?')
             values.append(v)
-    columns = "*" if svc.columns is None else ", ".join(f'"{c}"' for c in svc.columns)
     total, rows = pctx.world.page(svc.table, " AND ".join(clauses), values, order_by=svc.order_by,
-                                  offset=(page_no - 1) * num_rows, limit=num_rows, columns=columns)
+                                  offset=(page_no - 1) * num_rows, limit=num_rows, columns=svc.columns)
     fmt_row = svc.format_row or _string_row
     items = [fmt_row(r) for r in rows]
     if not items and provider.nodata_code != "00":
@@ -214,8 +214,7 @@ def _render(provider: DatagoProvider, operation: str, header: dict[str, Any],
 
 
 def _json(payload: Any) -> Response:
-    return Response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
-                    media_type="application/json;charset=UTF-8")
+    return Response(compact(payload), media_type="application/json;charset=UTF-8")
 
 
 def _xml(body: str) -> Response:

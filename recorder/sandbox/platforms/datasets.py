@@ -19,36 +19,8 @@ from .hub import HubService, value_str
 from .seoul import SeoulService
 
 CATALOG_TABLE = "district_datasets"
-ORDER = '"_ds", "_seq"'  # the tables' physical order: pages stream, nothing is sorted
+ORDER = '"_ds", "_seq"'  # the tables' physical order: a dataset's page is a rowid range
 WHERE = '"_ds" = ?'
-
-
-class DatasetPagedWorld:
-    """A ``World`` view that pages a whole dataset of the shared row tables by its ``_seq`` range.
-
-    ``_seq`` numbers a dataset's rows 1..N in physical order, so an unfiltered page is the
-    range [offset+1, offset+limit]: a zone-map lookup instead of DuckDB's top-N sort over the
-    dataset (about 2 ms instead of 12 ms for a deep page of the 225k-row GENRESTRT). Filtered
-    requests, and every other table, go to ``World.page`` unchanged.
-    """
-
-    def __init__(self, world: World):
-        self._world = world
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._world, name)
-
-    def page(self, table: str, where: str = "", params: Any = (), *, order_by: str, offset: int, limit: int,
-             columns: str = "*") -> tuple[int, list[dict[str, Any]]]:
-        if where != WHERE or order_by != ORDER:
-            return self._world.page(table, where, params, order_by=order_by, offset=offset, limit=limit,
-                                    columns=columns)
-        total = self._world.count(table, where, params)
-        if total == 0 or offset >= total or limit <= 0:
-            return total, []
-        return total, self._world.rows(
-            f'SELECT {columns} FROM "{table}" WHERE {where} AND "_seq" BETWEEN ? AND ? ORDER BY {ORDER}',
-            [*params, offset + 1, offset + limit])
 
 
 def _catalog(world: World, platform: str) -> list[dict[str, Any]]:

@@ -13,7 +13,6 @@ a disclosure (``PBAN_EXCP_YN":"Y"``) come with blank numbers. Failures are HTTP 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.applications import Starlette
@@ -24,6 +23,7 @@ from starlette.routing import Route
 from ..faults import FaultKind
 from ..world.education.enrolment import SLOTS, YEARS
 from .base import PlatformContext
+from .jsonio import compact
 
 # Disclosure years the live service still answers (the latest five of the world's years).
 SERVED_PBAN_YEARS = YEARS[-5:]
@@ -45,8 +45,7 @@ _COURSE_NO = {"초등학교": 1, "중학교": 2, "고등학교": 3}
 
 
 def _answer(payload: dict[str, Any]) -> Response:
-    return Response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
-                    media_type="application/json;charset=UTF-8")
+    return Response(compact(payload), media_type="application/json;charset=UTF-8")
 
 
 def _fail(reason: str) -> Response:

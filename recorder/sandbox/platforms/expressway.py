@@ -31,6 +31,7 @@ from starlette.routing import Route
 
 from ..faults import FaultKind
 from .base import MAX_INT, PlatformContext, PlatformSpec
+from .jsonio import compact
 from .xmlio import XML_DECL, element
 
 SPEC = PlatformSpec(
@@ -165,8 +166,7 @@ def text(value: Any) -> str | None:
 def render(payload: dict[str, Any], xml: bool) -> Response:
     if xml:
         return Response(XML_DECL + element("data", payload), media_type="application/xml;charset=UTF-8")
-    return Response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
-                    media_type="application/json;charset=UTF-8")
+    return Response(compact(payload), media_type="application/json;charset=UTF-8")
 
 
 def exception_page(request: Request, message: str) -> Response:

@@ -11,8 +11,6 @@ more than 1,000 rows per page ERROR-336, and no data the wrapper-less INFO-200.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -20,7 +18,7 @@ from starlette.routing import Route
 
 from ..faults import FaultKind
 from .base import CIParams, PlatformContext, PlatformSpec, wants_xml
-from .datasets import DatasetPagedWorld, gyeonggi_dataset_services
+from .datasets import gyeonggi_dataset_services
 from .hub import HubAuth, hub_result, serve_hub_service
 
 SPEC = PlatformSpec(
@@ -33,7 +31,6 @@ AUTH = HubAuth(invalid_key_code="ERROR-290", keyless_sample=True)
 
 def create_app(pctx: PlatformContext) -> Starlette:
     services = {s.name: s for s in gyeonggi_dataset_services(pctx.world)}
-    pctx = replace(pctx, world=DatasetPagedWorld(pctx.world))
 
     async def handle(request: Request) -> Response:
         svc = services.get(request.path_params["service"].strip("/"))

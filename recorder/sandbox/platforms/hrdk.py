@@ -17,7 +17,6 @@ Services:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.applications import Starlette
@@ -29,6 +28,7 @@ from starlette.routing import Route
 from ..faults import FaultKind
 from .base import CIParams, PlatformContext, PlatformSpec
 from .datago import DatagoProvider, DatagoService, Envelope, gateway_error, serve_datago
+from .jsonio import compact
 from .xmlio import XML_DECL, element
 
 SPEC = PlatformSpec(
@@ -128,8 +128,7 @@ def _render(header: dict[str, Any], body: dict[str, Any] | None, xml: bool) -> R
             inner += f"<body>{fields}{element('fileList', body['fileList'])}</body>"
         return Response(f"{XML_DECL}<response>{inner}</response>", media_type="text/xml;charset=UTF-8")
     payload = {"header": header} | ({"body": body} if body is not None else {})
-    return Response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
-                    media_type="application/json;charset=UTF-8")
+    return Response(compact(payload), media_type="application/json;charset=UTF-8")
 
 
 _GATEWAY_FAULT_CODES = {FaultKind.RATE_LIMIT: "22", FaultKind.SERVER_ERROR: "01", FaultKind.UNAVAILABLE: "04"}

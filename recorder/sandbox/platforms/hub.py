@@ -13,7 +13,6 @@ and served by ``serve_hub_service``; platform modules only declare services and 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .base import CIParams, PlatformContext, parse_positive_int, wants_xml
+from .jsonio import compact
 from .xmlio import XML_DECL, element
 
 # Messages exactly as NEIS prints them (Seoul drops the trailing period of INFO-000).
@@ -86,7 +86,7 @@ def hub_result(code: str, *, xml: bool, message: str | None = None, status: int 
 
 
 def json_response(payload: Any, status: int = 200) -> Response:
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    body = compact(payload)
     return Response(body, status_code=status, media_type="application/json;charset=UTF-8")
 
 
@@ -150,9 +150,8 @@ def serve_hub_service(pctx: PlatformContext, svc: HubService, request: Request,
         if value:
             clauses.append(f'"{column}" LIKE ?')
             values.append(f"%{value}%")
-    columns = "*" if svc.columns is None else ", ".join(f'"{c}"' for c in svc.columns)
     total, rows = pctx.world.page(svc.table, " AND ".join(clauses), values, order_by=svc.order_by,
-                                  offset=(p_index - 1) * p_size, limit=p_size, columns=columns)
+                                  offset=(p_index - 1) * p_size, limit=p_size, columns=svc.columns)
     if not rows:
         return hub_result("INFO-200", xml=xml)
     fmt_row = svc.format_row or default_row

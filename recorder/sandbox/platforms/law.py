@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from ..faults import FaultKind
 from .base import MAX_INT, PlatformContext, PlatformSpec, parse_positive_int
+from .jsonio import compact
 from .xmlio import XML_DECL
 
 SPEC = PlatformSpec(
@@ -86,7 +87,7 @@ def _text(tag: str, value: Any) -> str:
 
 def render(root: str, body: Any, fmt: str, status: int = 200) -> Response:
     if fmt == "JSON":
-        payload = json.dumps({root: to_json(body)}, ensure_ascii=False, separators=(",", ":"))
+        payload = compact({root: to_json(body)})
         return Response(payload, status_code=status, media_type=JSON_TYPE)
     return Response(XML_DECL + to_xml(root, body), status_code=status, media_type=XML_TYPE)
 
@@ -256,7 +257,7 @@ def _auth_error(pctx: PlatformContext, request: Request) -> Response | None:
         return None
     payload = {"result": OC_MISSING if not oc else AUTH_FAILED, "msg": VERIFY_MSG}
     if _format(request) == "JSON":  # the JSON failure has no root element
-        return Response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), media_type=JSON_TYPE)
+        return Response(compact(payload), media_type=JSON_TYPE)
     return render("Response", payload, "XML")
 
 

@@ -136,9 +136,8 @@ def serve(pctx: PlatformContext, services: dict[str, SeoulService], rest: str) -
             else:
                 clauses.append(f'"{column}" = ?')
                 values.append(value)
-    columns = "*" if svc.columns is None else ", ".join(f'"{c}"' for c in svc.columns)
     total, rows = pctx.world.page(svc.table, " AND ".join(clauses), values, order_by=svc.order_by,
-                                  offset=start - 1, limit=end - start + 1, columns=columns)
+                                  offset=start - 1, limit=end - start + 1, columns=svc.columns)
     if not rows:
         return seoul_result("INFO-200", xml=xml)
     fmt_row = svc.format_row or _row

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import orjson
 
-DEEP_OFFSET = 1000  # from this offset on, pages are fetched in two phases (see World.page)
+ROW_JSON_PREFIX = "_json_"  # "_json_<table>": each row of <table> as JSON text, by rowid (see builder)
 
 
 def _norm_order(order_by: str) -> str:
@@ -30,6 +31,10 @@ def _norm_order(order_by: str) -> str:
             words[-1] = "DESC"
         terms.append(" ".join(words))
     return ", ".join(terms)
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
 
 
 class World:
@@ -54,7 +59,10 @@ class World:
         # Tables whose physical order is known: an unfiltered page in that order is a rowid range.
         self._physical_order = {name: _norm_order(", ".join(json.loads(order))) for name, _, order in tables
                                 if order and json.loads(order)}
-        self._count = lru_cache(maxsize=8192)(self._count_uncached)
+        self._row_json = frozenset(name.removeprefix(ROW_JSON_PREFIX) for (name,) in self._con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE starts_with(table_name, ?)",
+            [ROW_JSON_PREFIX]).fetchall())
+        self._span = lru_cache(maxsize=8192)(self._span_uncached)
 
     @classmethod
     def open(cls, path: Path | str) -> World:
@@ -81,46 +89,59 @@ class World:
         return rows[0][0] if rows else None
 
     def page(self, table: str, where: str = "", params: Sequence[Any] = (), *, order_by: str,
-             offset: int, limit: int, columns: str = "*") -> tuple[int, list[dict[str, Any]]]:
-        """Total count and one page of ``table`` filtered by ``where`` (SQL with ? placeholders)."""
-        clause = f" WHERE {where}" if where else ""
-        physical = self._physical_order.get(table) == _norm_order(order_by)
-        if not where and physical:
-            # Deep pages of big tables: a rowid range reads one row group instead of skipping rows.
-            total = self._rows[table]
-            if offset >= total or limit <= 0:
-                return total, []
-            return total, self.rows(f'SELECT {columns} FROM "{table}" WHERE rowid >= ? AND rowid < ? ORDER BY rowid',
-                                    [offset, offset + limit])
-        total = self._count(f'SELECT count(*) FROM "{table}"{clause}', tuple(params))
+             offset: int, limit: int, columns: Sequence[str] | None = None) -> tuple[int, list[dict[str, Any]]]:
+        """Total count and one page of ``table`` filtered by ``where`` (SQL with ? placeholders).
+
+        ``columns`` picks the fields of each row, in that order (default: every column).
+        """
+        total, first, last = self._span(table, where, tuple(params))
         if total == 0 or offset >= total or limit <= 0:
             return total, []
+        end = min(total, offset + limit)
+        physical = self._physical_order.get(table) == _norm_order(order_by)
+        if physical and last - first + 1 == total:
+            # The matches are one run of the physical order (a filter on leading sort columns):
+            # the page is a rowid range, found with no scan at all.
+            return total, self.rows_at(table, range(first + offset, first + end), columns)
+        # Find the page reading only the filter and order columns, then fetch its rows by rowid.
         # Asked for the physical order: DuckDB keeps insertion order without ORDER BY, so the page
         # streams off the filtered scan instead of sorting every matching row first.
+        clause = f" WHERE {where}" if where else ""
         order = "" if physical else f" ORDER BY {order_by}"
-        if offset < DEEP_OFFSET:
-            return total, self.rows(f'SELECT {columns} FROM "{table}"{clause}{order} LIMIT ? OFFSET ?',
-                                    [*params, limit, offset])
-        # Deep page: skip rows reading only the filter and order columns, then fetch the page's
-        # full rows by rowid (wide rows make skipping them the expensive part).
         ids = [r[0] for r in self._cur.execute(f'SELECT rowid FROM "{table}"{clause}{order} LIMIT ? OFFSET ?',
                                                [*params, limit, offset]).fetchall()]
+        return total, self.rows_at(table, ids, columns)
+
+    def rows_at(self, table: str, ids: Sequence[int], columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """The rows of ``table`` at these rowids, in the order given."""
         if not ids:
-            return total, []
-        if physical:  # the page is every matching row between its first and last rowid
-            extra = f" AND ({where})" if where else ""
-            return total, self.rows(f'SELECT {columns} FROM "{table}" WHERE rowid BETWEEN ? AND ?{extra} '
-                                    f'ORDER BY rowid', [ids[0], ids[-1], *params])
-        fetched = self.rows(f'SELECT rowid AS "__rowid", {columns} FROM "{table}" WHERE rowid = ANY(?)', [ids])
-        by_id = {r.pop("__rowid"): r for r in fetched}
-        return total, [by_id[i] for i in ids]
+            return []
+        low, high = min(ids), max(ids)
+        # A compact set is read as the range around it (a range scan beats an IN-list probe).
+        match, args = ("BETWEEN ? AND ?", [low, high]) if high - low < 4 * len(ids) else ("= ANY(?)", [list(ids)])
+        if table not in self._row_json:
+            cols = "*" if columns is None else ", ".join(_quote(c) for c in columns)
+            fetched = self.rows(f'SELECT rowid AS "__rowid", {cols} FROM "{table}" WHERE rowid {match}', args)
+            by_id = {r.pop("__rowid"): r for r in fetched}
+            return [by_id[i] for i in ids]
+        texts = dict(self._cur.execute(f'SELECT rowid, j FROM "{ROW_JSON_PREFIX}{table}" WHERE rowid {match}',
+                                       args).fetchall())
+        records = orjson.loads("[" + ",".join(texts[i] for i in ids) + "]")  # one parse for the whole page
+        if columns is None:
+            return records
+        return [{c: r[c] for c in columns} for r in records]
 
     def count(self, table: str, where: str = "", params: Sequence[Any] = ()) -> int:
-        clause = f" WHERE {where}" if where else ""
-        return self._count(f'SELECT count(*) FROM "{table}"{clause}', tuple(params))
+        return self._span(table, where, tuple(params))[0]
 
-    def _count_uncached(self, sql: str, params: tuple[Any, ...]) -> int:
-        return int(self._cur.execute(sql, list(params)).fetchall()[0][0])
+    def _span_uncached(self, table: str, where: str, params: tuple[Any, ...]) -> tuple[int, int, int]:
+        """(count, first rowid, last rowid) of the rows matching ``where``; the world never changes."""
+        if not where and table in self._rows:
+            return self._rows[table], 0, self._rows[table] - 1
+        clause = f" WHERE {where}" if where else ""
+        count, first, last = self._cur.execute(f'SELECT count(*), min(rowid), max(rowid) FROM "{table}"{clause}',
+                                               list(params)).fetchall()[0]
+        return int(count), first, last
 
     def columns(self, table: str) -> list[str]:
         return [r[0] for r in self._cur.execute(

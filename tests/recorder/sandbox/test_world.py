@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recorder.sandbox import World, WorldBuildError, ensure_world
+from recorder.sandbox import GENERATOR_VERSION, World, WorldBuildError, ensure_world
 from recorder.sandbox.world.diff import diff_worlds
 
 SMALL = 0.02
@@ -133,3 +133,16 @@ def test_real_facts_are_present(world):
     sigun = {r["c"] for r in world.rows('SELECT DISTINCT "SIGUN_CD" c FROM gg_dataset_rows')}
     assert {"41110", "41590", "41830"} <= sigun and len(sigun) == 31
     assert world.scalar("SELECT \"routeName\" FROM ex_unit WHERE \"routeNo\" = '0010' LIMIT 1") == "경부선"
+
+
+def test_a_rebuilt_world_replaces_the_one_an_older_generator_built(tmp_path):
+    from recorder.sandbox.world.builder import world_filename
+
+    worlds = tmp_path / "worlds"
+    worlds.mkdir()
+    stale = worlds / world_filename(7, "v1", 0.01).replace(GENERATOR_VERSION, "0ldgenerat0r")
+    stale.write_bytes(b"an older world")
+    other_scale = worlds / world_filename(7, "v1", 0.02).replace(GENERATOR_VERSION, "0ldgenerat0r")
+    other_scale.write_bytes(b"another scale: kept")
+    built = ensure_world(tmp_path, seed=7, version="v1", scale=0.01)
+    assert built.exists() and not stale.exists() and other_scale.exists()
