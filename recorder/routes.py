@@ -8,7 +8,7 @@ platform specs (live hosts, or a sandbox origin).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -48,12 +48,8 @@ class Routes:
         return cls(Route(p, b, url.rstrip("/")) for (p, b), url in bases.items())
 
     @classmethod
-    def _from_specs(cls, url_of: callable) -> Routes:  # type: ignore[valid-type]
-        routes: dict[tuple[str, str], Route] = {}
-        for spec in platform_specs():
-            base = MAIN if (spec.id, MAIN) not in routes else spec.host_prefix.strip("/")
-            routes[(spec.id, base)] = Route(spec.id, base, url_of(spec).rstrip("/"))
-        return cls(routes.values())
+    def _from_specs(cls, url_of: Callable[[PlatformSpec], str]) -> Routes:
+        return cls.from_bases(platform_bases(url_of))
 
     @classmethod
     def live(cls) -> Routes:
@@ -87,6 +83,19 @@ class Routes:
             if route.label == label:
                 return route.url
         raise UnknownRouteError(f"no base URL configured for {label!r}")
+
+
+def platform_bases(url_of: Callable[[PlatformSpec], str]) -> dict[tuple[str, str], str]:
+    """``{(platform, base name): base URL}`` over every platform spec, the URL chosen by ``url_of``.
+
+    The first spec of a platform is its main base; an extra one (학교알리미 next to NEIS) is named
+    by its host prefix.
+    """
+    bases: dict[tuple[str, str], str] = {}
+    for spec in platform_specs():
+        name = MAIN if (spec.id, MAIN) not in bases else spec.host_prefix.strip("/")
+        bases[(spec.id, name)] = url_of(spec).rstrip("/")
+    return bases
 
 
 def spec_of(platform: str) -> PlatformSpec:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cassette.bundle import FORMAT, MANIFEST, PARTS, SIGNATURE, CorruptBundleError, Manifest, verify_parts
-from .cassette.store import HEAD, BundleRef, CassetteStore, _write_atomic, check_name
+from .cassette.store import HEAD, BundleRef, CassetteStore, check_name, seal, write_atomic
 from .signing import SignatureError, key_id, load_public_key, verify_bundle_signature
 
 
@@ -89,9 +89,7 @@ def _copy_in(source: Path, folder: Path, final: Path, signed: bytes, public_key:
         except (CorruptBundleError, SignatureError) as exc:
             raise type(exc)(f"{source}: the copy does not match what was checked (the source changed or "
                             f"could not be read back): {exc}") from None
-        for path in tmp.iterdir():
-            path.chmod(0o444)
-        os.rename(tmp, final)
+        seal(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -113,7 +111,7 @@ def _update_head(store: CassetteStore, folder: Path, name: str, manifest: Manife
     if current == manifest.version:
         return current, False, ""
     if current is None or manifest.parent == current:
-        _write_atomic(folder / HEAD, manifest.version + "\n")
+        write_atomic(folder / HEAD, manifest.version + "\n")
         return manifest.version, True, ""
     note = (f"HEAD of {name!r} stays at {current}: the imported version {manifest.version} descends from "
             f"{manifest.parent or 'nothing'}, not from the current HEAD (open it as {name}@{manifest.version})")

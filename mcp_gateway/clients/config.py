@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from recorder.sandbox import PlatformSpec, platform_specs
+from recorder.routes import platform_bases
+from recorder.sandbox import PlatformSpec
 
 from ..catalog.spec import Endpoint
 
@@ -26,12 +27,7 @@ class PlatformURLs:
 
     @classmethod
     def _from_specs(cls, url: Callable[[PlatformSpec], str]) -> PlatformURLs:
-        bases: dict[tuple[str, str], str] = {}
-        for spec in platform_specs():
-            # The first spec of a platform is its main base; an extra one (학교알리미) is named by its host prefix.
-            name = MAIN if (spec.id, MAIN) not in bases else spec.host_prefix.strip("/")
-            bases[(spec.id, name)] = url(spec).rstrip("/")
-        return cls(bases)
+        return cls(platform_bases(url))
 
     @classmethod
     def live(cls) -> PlatformURLs:

@@ -131,14 +131,12 @@ class CassetteStore:
             if final.exists():  # the same content is already a version: content addressing makes it one
                 shutil.rmtree(tmp)
             else:
-                for part in tmp.iterdir():
-                    part.chmod(0o444)
-                os.rename(tmp, final)
+                seal(tmp, final)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         if move_head:
-            _write_atomic(folder / HEAD, manifest.version + "\n")
+            write_atomic(folder / HEAD, manifest.version + "\n")
         return BundleRef(name, manifest.version, final)
 
     def recording(self, name: str, *, inherit: bool = True, keys: Mapping[str, str] | Iterable[str] = (),
@@ -198,7 +196,14 @@ def refuse_secrets(interactions: Iterable[Interaction], scanner: KeyScanner) -> 
                                       f"its {what} holds {found}; the bundle was not written")
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def seal(tmp: Path, final: Path) -> None:
+    """Make a finished version folder read-only and move it into place in one rename."""
+    for part in tmp.iterdir():
+        part.chmod(0o444)
+    os.rename(tmp, final)
+
+
+def write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
     tmp.write_text(text)
     os.replace(tmp, path)
