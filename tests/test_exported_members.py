@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 PACKAGES = ["recorder.sandbox", "mcp_gateway.catalog", "mcp_gateway.clients", "mcp_gateway.runtime",
-            "mcp_gateway.server"]
+            "mcp_gateway.server", "recorder", "recorder.cassette", "recorder.drift", "bench", "bench.scoring"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

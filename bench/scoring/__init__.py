@@ -1,0 +1,16 @@
+"""The three scorers of KOPA-Bench (paper §2.4, Appendix B): RESPONSE, ENVIRONMENT and ACTION.
+
+RESPONSE and ENVIRONMENT decide whether an episode passes (the ones in the task's reward
+basis); ACTION always grades the trajectory that got there (correctness and efficiency, B.4).
+"""
+
+from .action import ActionScore, GoldenCall, PredictedCall, score_action
+from .environment import EMPTY_WORKSPACE_HASH, EnvironmentScore, golden_state_hash, score_environment
+from .judge import JudgeConfig, JudgeError, LLMJudge, grade_response
+from .response import ResponseScore, score_answer, score_response
+
+__all__ = [
+    "EMPTY_WORKSPACE_HASH", "ActionScore", "EnvironmentScore", "GoldenCall", "JudgeConfig", "JudgeError", "LLMJudge",
+    "PredictedCall", "ResponseScore", "golden_state_hash", "grade_response", "score_action", "score_answer",
+    "score_environment", "score_response",
+]
