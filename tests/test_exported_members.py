@@ -5,7 +5,8 @@ import importlib
 import pytest
 
 PACKAGES = ["recorder.sandbox", "mcp_gateway.catalog", "mcp_gateway.clients", "mcp_gateway.runtime",
-            "mcp_gateway.server", "recorder", "recorder.cassette", "recorder.drift", "bench", "bench.scoring"]
+            "mcp_gateway.server", "recorder", "recorder.cassette", "recorder.drift", "bench", "bench.scoring",
+            "bench.agents"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)
