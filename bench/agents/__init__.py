@@ -10,6 +10,9 @@ from collections.abc import Callable
 
 from .base import Agent, CallTool, EpisodeContext, ToolInfo, placeholder_names, resolve_placeholders
 from .first_page import FirstPageAgent
+from .llm_config import OpenAIAgentConfig
+from .local import LocalAgent, LocalModel
+from .openai_agent import OpenAIAgent
 from .oracle import OracleAgent, format_answer
 
 __all__ = [
@@ -18,6 +21,10 @@ __all__ = [
     "CallTool",
     "EpisodeContext",
     "FirstPageAgent",
+    "LocalAgent",
+    "LocalModel",
+    "OpenAIAgent",
+    "OpenAIAgentConfig",
     "OracleAgent",
     "ToolInfo",
     "format_answer",
@@ -26,7 +33,12 @@ __all__ = [
     "resolve_placeholders",
 ]
 
-AGENTS: dict[str, Callable[[], Agent]] = {"oracle": OracleAgent, "first-page": FirstPageAgent}
+# `openai` reads its endpoint from KOPA_AGENT_* variables. `local` is not here: it owns a model
+# server, so it is used as `async with LocalAgent() as agent:` around a whole run.
+AGENTS: dict[str, Callable[[], Agent]] = {
+    "oracle": OracleAgent, "first-page": FirstPageAgent,
+    "openai": lambda: OpenAIAgent(OpenAIAgentConfig.from_env()),
+}
 
 
 def make_agent(name: str) -> Agent:

@@ -1,0 +1,267 @@
+"""The ``openai`` agent: any OpenAI-compatible chat endpoint with tools plays an episode.
+
+    from bench.agents.openai_agent import OpenAIAgent
+    agent = OpenAIAgent(base_url="http://127.0.0.1:8000/v1", model="qwen3.5-4b")
+    outcome = await run_episode(task, agent, gateway, seed=0)
+
+The loop: system prompt and query, then up to ``max_turns`` chat requests (``POST {base_url}/chat/completions``
+with the episode's tools). Every tool call of one assistant turn runs at once (``asyncio.gather``); the
+results go back in the order the model issued the calls. The final answer is the text of the first
+assistant reply without tool calls. Defaults follow Appendix I (15 turns, 16K-token tool responses,
+600 s per episode, 60 s per tool call); see ``bench.agents.llm_config``.
+
+What a malformed reply does (the episode is always scored; see ``bench.episode``):
+
+* **tool-call arguments that are not JSON**: the raw string is still passed to ``context.call``, so the
+  attempt is recorded and ACTION scores it; the runtime refuses a non-object as SCHEMA_MISMATCH, and the
+  model is told that its arguments were not valid JSON. Empty arguments count as ``{}``; raw control
+  characters inside strings (llama.cpp's argument grammar lets a newline through) are accepted.
+* **an unknown tool**: passed on as well; the harness answers with a SCHEMA_MISMATCH tool error.
+* **a reply with neither text nor tool calls**: the episode ends without an answer (``None``), unless
+  ``retry_empty_without_tools`` asks once more without tools.
+* **the endpoint fails** (HTTP error, timeout, a body that is not a chat completion): ``EndpointError``
+  is raised. ``run_episode`` records it as the episode's error and scores the episode without an answer.
+* **no final answer after ``max_turns`` turns**: ``TurnLimitReached`` (the last turn's calls are run).
+
+Tool responses are capped at ``max_tool_tokens`` approximate tokens, counted as UTF-8 bytes / 3: a Hangul
+syllable (3 bytes) is about one token in current tokenizers, and ASCII JSON is 3-4 characters per token,
+so the estimate errs towards counting too many. Records are dropped from the end of the page until the
+response fits, and the model is told how many it does not see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from bench.agents.base import EpisodeContext
+from bench.agents.llm_config import OpenAIAgentConfig
+from mcp_gateway.runtime import Outcome, ToolResult
+
+__all__ = ["AgentError", "EndpointError", "OpenAIAgent", "TurnLimitReached", "approx_tokens", "cap_tool_response",
+           "request_seed"]
+
+BYTES_PER_TOKEN = 3
+TOOL_TIMEOUT_GRACE_S = 5.0  # the agent's backstop fires after the harness's own tool timeout, never before
+
+
+class AgentError(RuntimeError):
+    """A model-backed agent stopped without an answer; the message says why."""
+
+
+class EndpointError(AgentError):
+    """The chat endpoint failed: unreachable, an HTTP error, a timeout, or a body that is no chat completion."""
+
+
+class TurnLimitReached(AgentError):
+    """The model was still calling tools when the turn limit came."""
+
+
+def approx_tokens(text: str) -> int:
+    """Approximate token count of ``text``: UTF-8 bytes / 3, rounded up."""
+    return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def cap_tool_response(content: dict[str, Any], max_tokens: int) -> str:
+    """``content`` as JSON text of at most ``max_tokens`` approximate tokens.
+
+    Whole records are dropped from the end (``records_omitted`` says how many); if even no records do not
+    fit, the text itself is cut and marked.
+    """
+    text = _dumps(content)
+    if approx_tokens(text) <= max_tokens:
+        return text
+    records = content.get("records")
+    if isinstance(records, list) and records:
+        lo, hi = 0, len(records) - 1  # the largest prefix that fits, by bisection
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if approx_tokens(_dumps(_trimmed(content, records, mid))) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        text = _dumps(_trimmed(content, records, lo))
+        if approx_tokens(text) <= max_tokens:
+            return text
+    marker = " …[cut: the tool response exceeded the size limit]"
+    budget = max_tokens * BYTES_PER_TOKEN - len(marker.encode("utf-8"))
+    return text.encode("utf-8")[:max(budget, 0)].decode("utf-8", errors="ignore") + marker
+
+
+def _trimmed(content: dict[str, Any], records: list[Any], keep: int) -> dict[str, Any]:
+    return {**content, "records": records[:keep], "records_omitted": len(records) - keep,
+            "note": f"only the first {keep} of {len(records)} records of this page fit the size limit"}
+
+
+def request_seed(seed: int, rollout: int) -> int:
+    """The sampling seed sent with every request of an episode: fixed by seed and rollout, so rollouts differ."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/{rollout}".encode()).digest()[:4], "big") >> 1
+
+
+@dataclass(frozen=True)
+class _Call:
+    id: str
+    name: str
+    raw_arguments: Any
+
+
+class OpenAIAgent:
+    """An agent backed by an OpenAI-compatible chat-completions endpoint."""
+
+    name = "openai"
+
+    def __init__(self, config: OpenAIAgentConfig | None = None, /, **fields: Any):
+        """``OpenAIAgent(config)`` or ``OpenAIAgent(base_url=..., model=..., max_turns=...)``."""
+        if config is None:
+            config = OpenAIAgentConfig(**fields)
+        elif fields:
+            config = config.model_copy(update=fields)
+        self.config = config
+
+    async def run(self, context: EpisodeContext) -> str | None:
+        cfg = self.config
+        deadline = time.monotonic() + cfg.episode_timeout_s
+        messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt},
+                                          {"role": "user", "content": context.query}]
+        tools = [_bounded(tool.as_openai(), cfg.max_argument_chars) for tool in context.tools]
+        seed = request_seed(context.seed, context.rollout)
+        headers = {"Authorization": f"Bearer {cfg.api_key.get_secret_value()}"} if cfg.api_key.get_secret_value() \
+            else {}
+        async with httpx.AsyncClient(headers=headers) as client:
+            for turn in range(cfg.max_turns):
+                message = await self._complete(client, messages, tools, seed, deadline)
+                calls = _tool_calls(message, turn)
+                content = message.get("content")
+                if not calls:
+                    if not content and cfg.retry_empty_without_tools and tools:
+                        content = (await self._complete(client, messages, [], seed, deadline)).get("content")
+                    return content if isinstance(content, str) and content else None
+                messages.append({"role": "assistant", "content": content if isinstance(content, str) else "",
+                                 "tool_calls": [{"id": c.id, "type": "function",
+                                                 "function": {"name": c.name, "arguments": _as_text(c.raw_arguments)}}
+                                                for c in calls]})
+                replies = await asyncio.gather(*(self._run_call(context, c) for c in calls))
+                messages.extend(self._tool_message(c, reply) for c, reply in zip(calls, replies))
+        raise TurnLimitReached(f"no final answer within {cfg.max_turns} assistant turns: the model was still "
+                               "calling tools")
+
+    # ------------------------------------------------------------------------------------ the endpoint
+
+    async def _complete(self, client: httpx.AsyncClient, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                        seed: int, deadline: float) -> dict[str, Any]:
+        """The assistant message of one chat request."""
+        cfg = self.config
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise EndpointError(f"the episode's {cfg.episode_timeout_s:g} s ran out before the next request")
+        timeout = min(left, cfg.request_timeout_s) if cfg.request_timeout_s else left
+        body: dict[str, Any] = {"model": cfg.model, "messages": messages, "seed": seed, **cfg.extra_body}
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = cfg.tool_choice
+        if cfg.temperature is not None:
+            body["temperature"] = cfg.temperature
+        if cfg.max_tokens is not None:
+            body["max_tokens"] = cfg.max_tokens
+        try:
+            response = await client.post(cfg.url, json=body, timeout=timeout)
+        except httpx.TimeoutException:
+            raise EndpointError(f"{cfg.url}: no reply within {timeout:.1f} s") from None
+        except httpx.HTTPError as exc:
+            raise EndpointError(f"{cfg.url}: {type(exc).__name__}: {exc}") from None
+        if response.status_code != 200:
+            raise EndpointError(f"{cfg.url} answered HTTP {response.status_code}: {response.text[:500]}")
+        try:
+            message = response.json()["choices"][0]["message"]
+        except (ValueError, LookupError, TypeError):
+            raise EndpointError(f"{cfg.url} answered 200 with no chat completion: {response.text[:500]}") from None
+        if not isinstance(message, dict):
+            raise EndpointError(f"{cfg.url}: choices[0].message is {type(message).__name__}, not an object")
+        return message
+
+    # ------------------------------------------------------------------------------------ tool calls
+
+    async def _run_call(self, context: EpisodeContext, call: _Call) -> tuple[ToolResult, str | None]:
+        """The call's result, and what was wrong with its arguments (None when they were JSON)."""
+        args, problem = _parse_arguments(call.raw_arguments)
+        limit = self.config.tool_timeout_s
+        try:
+            result = await asyncio.wait_for(context.call(call.name, args), limit + TOOL_TIMEOUT_GRACE_S)
+        except TimeoutError:
+            result = ToolResult(tool=call.name, outcome=Outcome.TIMEOUT,
+                                message=f"{call.name}: no result within {limit:g} s; try again or narrow the query")
+        return result, problem
+
+    def _tool_message(self, call: _Call, reply: tuple[ToolResult, str | None]) -> dict[str, Any]:
+        result, problem = reply
+        content = result.structured()
+        if problem:
+            content["arguments_error"] = problem
+        text = cap_tool_response(content, self.config.max_tool_tokens)
+        if self.config.tool_result_role == "user":
+            return {"role": "user", "content": f"Result of {call.name} ({call.id}):\n{text}"}
+        return {"role": "tool", "tool_call_id": call.id, "content": text}
+
+
+def _tool_calls(message: dict[str, Any], turn: int) -> list[_Call]:
+    """The tool calls of an assistant message, whatever shape they came in (ids made up where missing)."""
+    raw = message.get("tool_calls")
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        return []
+    calls = []
+    for i, item in enumerate(raw):
+        function = item.get("function") if isinstance(item, dict) else None
+        function = function if isinstance(function, dict) else {}
+        name = function.get("name")
+        call_id = item.get("id") if isinstance(item, dict) else None
+        calls.append(_Call(id=call_id if isinstance(call_id, str) and call_id else f"call_{turn}_{i}",
+                           name=name if isinstance(name, str) else "", raw_arguments=function.get("arguments")))
+    return calls
+
+
+def _parse_arguments(raw: Any) -> tuple[Any, str | None]:
+    """Arguments as the model meant them; a string that is not JSON is kept as it is, with the reason."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    if not isinstance(raw, str):  # some servers send the object itself
+        return raw, None
+    try:
+        return json.loads(raw, strict=False), None  # strict=False: raw newlines inside strings pass
+    except json.JSONDecodeError as exc:
+        return raw, f"the arguments were not valid JSON ({exc}); send them as one JSON object"
+
+
+def _bounded(tool: dict[str, Any], max_chars: int | None) -> dict[str, Any]:
+    """``tool`` with ``maxLength`` on every string property that has none (nested objects too)."""
+    if max_chars is None:
+        return tool
+
+    def bound(schema: Any) -> Any:
+        if not isinstance(schema, dict):
+            return schema
+        out = dict(schema)
+        if out.get("type") == "string" and "maxLength" not in out and "enum" not in out:
+            out["maxLength"] = max_chars
+        if isinstance(out.get("properties"), dict):
+            out["properties"] = {k: bound(v) for k, v in out["properties"].items()}
+        if isinstance(out.get("items"), dict):
+            out["items"] = bound(out["items"])
+        return out
+
+    function = tool["function"]
+    return {**tool, "function": {**function, "parameters": bound(function.get("parameters", {}))}}
+
+
+def _as_text(raw: Any) -> str:
+    return raw if isinstance(raw, str) else _dumps(raw if raw is not None else {})

@@ -1,0 +1,359 @@
+"""The model-backed agents: ``openai`` against a scripted chat endpoint on loopback, ``local`` against SmolLM2.
+
+The scripted endpoint is a real HTTP server that speaks the chat-completions format and answers each
+request with the next reply of a script (tool calls, text, malformed calls, HTTP errors, slow replies),
+keeping every request it got. Episodes run through ``run_episode`` over the replayed episode-test bundle
+(``tests/bench/conftest.py``), so tool calls hit the real gateway runtime and every episode is scored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from bench.agents.base import EpisodeContext, ToolInfo
+from bench.agents.llm_config import OpenAIAgentConfig
+from bench.agents.openai_agent import OpenAIAgent, approx_tokens, cap_tool_response
+from bench.episode import episode_key_token, run_episode
+from mcp_gateway.runtime import Outcome, ToolResult
+
+Reply = Callable[[dict[str, Any]], tuple[int, Any, float]]  # request body -> (status, body, delay before answering)
+
+
+# ----------------------------------------------------------------------------------- the scripted endpoint
+
+
+@dataclass
+class ScriptedEndpoint:
+    script: list[Reply]
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    base_url: str = ""
+
+
+def completion(message: dict[str, Any]) -> dict[str, Any]:
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "scripted",
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}]}
+
+
+def says(content: str | None) -> Reply:
+    return lambda body: (200, completion({"content": content}), 0.0)
+
+
+def calls(*items: tuple[str, Any], content: str | None = None) -> Reply:
+    """Tool calls; a dict argument is JSON-encoded, a str is sent as it is (malformed on purpose)."""
+    tool_calls = [{"id": f"call_{i}", "type": "function",
+                   "function": {"name": name, "arguments": args if isinstance(args, str) else
+                                json.dumps(args, ensure_ascii=False)}} for i, (name, args) in enumerate(items)]
+    return lambda body: (200, completion({"content": content, "tool_calls": tool_calls}), 0.0)
+
+
+def raw(status: int, text: str, delay: float = 0.0) -> Reply:
+    return lambda body: (status, text, delay)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Callable[..., ScriptedEndpoint]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(*script: Reply) -> ScriptedEndpoint:
+        state = ScriptedEndpoint(list(script))
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                assert self.path == "/v1/chat/completions", self.path
+                state.requests.append(body)
+                state.headers.append(dict(self.headers))
+                status, payload, delay = (state.script.pop(0) if state.script else says("script exhausted"))(body)
+                time.sleep(delay)
+                data = (payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+                    pass
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        return state
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def agent_for(ep: ScriptedEndpoint, **fields: Any) -> OpenAIAgent:
+    return OpenAIAgent(base_url=ep.base_url, model="scripted", **fields)
+
+
+def agent_calls(outcome) -> list[dict[str, Any]]:
+    return [entry for entry in outcome.transcript if entry["by"] == "agent"]
+
+
+def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+def golden_args(task, i: int, seed: int = 0, rollout: int = 0) -> dict[str, Any]:
+    """The golden arguments of action ``i`` with the episode's key tokens filled in."""
+    args = dict(task.golden_actions[i].args)
+    if isinstance(args.get("KEY"), str) and args["KEY"].startswith("{"):
+        platform = args["KEY"].strip("{}").removesuffix("_api_key")
+        args["KEY"] = episode_key_token(platform, task.id, seed, rollout)
+    return args
+
+
+# ----------------------------------------------------------------------------------- a good episode
+
+
+async def test_scripted_model_solves_a_task_with_parallel_calls(endpoint, episode_tasks, gateway):
+    task = episode_tasks["ep-number-parallel"]
+    ep = endpoint(
+        calls(("list_tollbooths", golden_args(task, 0)), ("search_subway_stations", golden_args(task, 1))),
+        calls(("evaluate_expression", {"expression": "40 + 51"})),
+        says("경부선 영업소 40곳과 2호선 51개 역을 더하면 \\boxed{91}"))
+    agent = agent_for(ep, api_key="sk-test", temperature=0.0)
+
+    outcome = await run_episode(task, agent, gateway, seed=0)
+
+    assert outcome.error is None and outcome.passed, (outcome.error, outcome.answer)
+    assert outcome.answer.endswith("\\boxed{91}")
+    assert outcome.action.action == 1.0
+    assert [c["tool"] for c in agent_calls(outcome)] == ["list_tollbooths", "search_subway_stations",
+                                                          "evaluate_expression"]
+    assert all(c["outcome"] == "semantic_success" for c in agent_calls(outcome))
+    # the requests: tools offered, seeded, the bearer token sent
+    first, second, third = ep.requests
+    assert {t["function"]["name"] for t in first["tools"]} == set(task.available_tools)
+    assert first["messages"][0]["role"] == "system" and first["messages"][1] == {"role": "user", "content": task.query}
+    assert first["seed"] == second["seed"] == third["seed"] and first["temperature"] == 0.0
+    assert ep.headers[0]["Authorization"] == "Bearer sk-test"
+    # both results of turn 1 came back in the order of the calls, tied to their ids
+    assistant = second["messages"][2]
+    assert [c["id"] for c in assistant["tool_calls"]] == ["call_0", "call_1"]
+    results = tool_messages(second)
+    assert [m["tool_call_id"] for m in results] == ["call_0", "call_1"]
+    tollbooths, stations = (json.loads(m["content"]) for m in results)
+    assert tollbooths["total_count"] == 40 and stations["total_count"] == 51
+    assert "records_omitted" not in stations  # 16K tokens is plenty for one page
+
+
+async def test_request_seed_depends_on_seed_and_rollout(endpoint, episode_tasks, gateway):
+    task = episode_tasks["ep-string"]
+    ep = endpoint(says("ANSWER: {0228}"), says("ANSWER: {0228}"), says("ANSWER: {0228}"))
+    agent = agent_for(ep)
+    for seed, rollout in ((0, 0), (0, 1), (1, 0)):
+        outcome = await run_episode(task, agent, gateway, seed=seed, rollout=rollout)
+        assert outcome.answer == "ANSWER: {0228}" and outcome.passed
+    seeds = [r["seed"] for r in ep.requests]
+    assert len(set(seeds)) == 3 and "Authorization" not in ep.headers[0]
+
+
+async def test_parallel_calls_run_concurrently_and_results_keep_call_order(endpoint):
+    """The slow first call finishes last, yet its result comes first; the turn takes the slowest call's time."""
+    ep = endpoint(calls(("slow", {"n": 1}), ("fast", {"n": 2}), ("fast", {"n": 3})), says("done"))
+    finished: list[str] = []
+
+    async def call(tool: str, args: Any) -> ToolResult:
+        await asyncio.sleep(0.6 if tool == "slow" else 0.1)
+        finished.append(f"{tool}{args['n']}")
+        return ToolResult(tool=tool, outcome=Outcome.SEMANTIC_SUCCESS, records=[{"n": args["n"]}])
+
+    context = _context(call, tools=("slow", "fast"))
+    started = time.monotonic()
+    answer = await agent_for(ep).run(context)
+    elapsed = time.monotonic() - started
+
+    assert answer == "done"
+    assert finished == ["fast2", "fast3", "slow1"]
+    assert elapsed < 1.0, f"3 calls of 0.6 + 0.1 + 0.1 s took {elapsed:.2f} s: not concurrent"
+    results = tool_messages(ep.requests[1])
+    assert [m["tool_call_id"] for m in results] == ["call_0", "call_1", "call_2"]
+    assert [json.loads(m["content"])["records"][0]["n"] for m in results] == [1, 2, 3]
+
+
+def _context(call, tools: tuple[str, ...]) -> EpisodeContext:
+    infos = tuple(ToolInfo(name=name, description=f"{name} tool", parameters={
+        "type": "object", "properties": {"n": {"type": "integer"}}}) for name in tools)
+    return EpisodeContext(task=None, system_prompt="You call tools.", query="go", tools=infos,  # type: ignore[arg-type]
+                          runtime_context={}, response_type=None, seed=0, rollout=0, call=call)
+
+
+# ----------------------------------------------------------------------------------- malformed replies
+
+
+async def test_bad_json_arguments_and_unknown_tool_are_recorded_and_answered(endpoint, episode_tasks, gateway):
+    task = episode_tasks["ep-string"]
+    ep = endpoint(calls(("search_subway_stations", '{"KEY": "x", "STATION_NM": 서울대입구'),
+                        ("get_weather", {"city": "Seoul"})),
+                  says(None))  # no content and no tool calls: no answer
+    outcome = await run_episode(task, agent_for(ep), gateway, seed=0)
+
+    assert outcome.answer is None and outcome.error is None and not outcome.passed
+    bad, unknown = agent_calls(outcome)
+    assert bad["args"] == '{"KEY": "x", "STATION_NM": 서울대입구'  # the raw string, as the model sent it
+    assert bad["outcome"] == unknown["outcome"] == "schema_mismatch"
+    assert "JSON object" in bad["error"] and "not available" in unknown["error"]
+    assert outcome.action.n_total == 2 and outcome.action.corr == 0.0
+    seen_bad, seen_unknown = (json.loads(m["content"]) for m in tool_messages(ep.requests[1]))
+    assert "not valid JSON" in seen_bad["arguments_error"] and seen_bad["outcome"] == "schema_mismatch"
+    assert "arguments_error" not in seen_unknown and "get_weather" in seen_unknown["message"]
+    assert ep.requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"] == bad["args"]
+
+
+@pytest.mark.parametrize("reply, expected", [
+    (raw(500, '{"error": "model crashed"}'), "HTTP 500"),
+    (raw(200, "this is not JSON"), "no chat completion"),
+    (raw(200, '{"choices": []}'), "no chat completion"),
+])
+async def test_endpoint_failures_end_the_episode_with_the_error_kept(endpoint, episode_tasks, gateway, reply, expected):
+    task = episode_tasks["ep-string"]
+    ep = endpoint(calls(("search_subway_stations", golden_args(task, 0))), reply)
+    outcome = await run_episode(task, agent_for(ep), gateway, seed=0)
+
+    assert outcome.answer is None and not outcome.passed
+    assert "EndpointError" in outcome.error and expected in outcome.error
+    assert [c["outcome"] for c in agent_calls(outcome)] == ["semantic_success"]  # the work before still counts
+    assert outcome.action.corr == 1.0
+
+
+async def test_a_slow_reply_past_the_request_timeout_ends_the_episode(endpoint, episode_tasks, gateway):
+    ep = endpoint(raw(200, json.dumps(completion({"content": "ANSWER: {0228}"})), delay=3.0))
+    started = time.monotonic()
+    outcome = await run_episode(episode_tasks["ep-string"], agent_for(ep, request_timeout_s=0.5), gateway, seed=0)
+    assert time.monotonic() - started < 2.5
+    assert outcome.answer is None and "EndpointError" in outcome.error and "no reply within 0.5 s" in outcome.error
+
+
+async def test_an_unreachable_endpoint_is_an_endpoint_error(episode_tasks, gateway):
+    agent = OpenAIAgent(base_url="http://127.0.0.1:9/v1", model="nobody")  # discard port: connection refused
+    outcome = await run_episode(episode_tasks["ep-string"], agent, gateway, seed=0)
+    assert outcome.answer is None and "EndpointError" in outcome.error and "ConnectError" in outcome.error
+
+
+async def test_an_empty_reply_is_asked_again_without_tools_when_configured(endpoint, episode_tasks, gateway):
+    ep = endpoint(says(""), says("ANSWER: {0228}"))
+    outcome = await run_episode(episode_tasks["ep-string"], agent_for(ep, retry_empty_without_tools=True),
+                                gateway, seed=0)
+    assert outcome.answer == "ANSWER: {0228}"
+    assert "tools" in ep.requests[0] and "tools" not in ep.requests[1] and "tool_choice" not in ep.requests[1]
+
+
+async def test_user_role_tool_results_for_templates_without_tool_messages(endpoint, episode_tasks, gateway):
+    task = episode_tasks["ep-string"]
+    ep = endpoint(calls(("search_subway_stations", golden_args(task, 0))), says("ANSWER: {0228}"))
+    outcome = await run_episode(task, agent_for(ep, tool_result_role="user"), gateway, seed=0)
+    assert outcome.passed
+    last = ep.requests[1]["messages"][-1]
+    assert last["role"] == "user" and last["content"].startswith("Result of search_subway_stations (call_0):\n")
+    assert json.loads(last["content"].split("\n", 1)[1])["records"][0]["STATION_CD"] == "0228"
+
+
+# ----------------------------------------------------------------------------------- limits
+
+
+async def test_max_turns_is_enforced(endpoint, episode_tasks, gateway):
+    task = episode_tasks["ep-string"]
+    ep = endpoint(*[calls(("search_subway_stations", golden_args(task, 0)))] * 10)
+    outcome = await run_episode(task, agent_for(ep, max_turns=3), gateway, seed=0)
+
+    assert len(ep.requests) == 3 and len(agent_calls(outcome)) == 3  # the last turn's calls still ran
+    assert outcome.answer is None and "TurnLimitReached" in outcome.error and "3 assistant turns" in outcome.error
+    assert outcome.action.n_dup == 2
+
+
+async def test_tool_responses_are_capped(endpoint, episode_tasks, gateway):
+    task = episode_tasks["ep-number-parallel"]
+    ep = endpoint(calls(("search_subway_stations", golden_args(task, 1))), says("\\boxed{91}"))
+    await run_episode(task, agent_for(ep, max_tool_tokens=150), gateway, seed=0)  # the page is ~360 tokens
+
+    content = tool_messages(ep.requests[1])[0]["content"]
+    seen = json.loads(content)
+    assert approx_tokens(content) <= 150
+    assert seen["total_count"] == 51 and seen["page_size"] == 10 and 0 < len(seen["records"]) < 10
+    assert seen["records_omitted"] == 10 - len(seen["records"]) and "size limit" in seen["note"]
+
+
+def test_cap_cuts_text_that_has_no_records_to_drop():
+    content = {"outcome": "schema_mismatch", "message": "가" * 5_000}
+    text = cap_tool_response(content, 100)
+    assert approx_tokens(text) <= 100 and text.endswith("exceeded the size limit]")
+    small = {"outcome": "generic_success", "records": [{"a": 1}]}
+    assert json.loads(cap_tool_response(small, 100)) == small
+    assert approx_tokens("가나다") == 3 and approx_tokens("abcdef") == 2  # UTF-8 bytes / 3
+
+
+def test_config_defaults_follow_appendix_i_and_read_the_environment():
+    config = OpenAIAgentConfig.from_env({"KOPA_AGENT_BASE_URL": "http://h:1/v1/", "KOPA_AGENT_MODEL": "m",
+                                         "KOPA_AGENT_API_KEY": "secret", "KOPA_AGENT_MAX_TURNS": "7"})
+    assert (config.max_turns, config.max_tool_tokens, config.episode_timeout_s, config.tool_timeout_s) == \
+        (7, 16_000, 600.0, 60.0)
+    assert config.url == "http://h:1/v1/chat/completions" and "secret" not in repr(config)
+    assert OpenAIAgentConfig(base_url="u", model="m").max_turns == 15
+    with pytest.raises(ValueError, match="model"):
+        OpenAIAgentConfig.from_env({"KOPA_AGENT_BASE_URL": "http://h:1/v1"})
+
+
+# ----------------------------------------------------------------------------------- the local model
+
+
+@pytest.mark.skipif(os.environ.get("KOPA_SKIP_LOCAL_MODEL") == "1", reason="KOPA_SKIP_LOCAL_MODEL=1")
+async def test_local_model_plays_episodes_end_to_end(episode_tasks, gateway):
+    """SmolLM2-135M through llama.cpp's server on three tasks: each episode completes and is scored."""
+    from bench.agents.local import LocalAgent
+
+    agent = LocalAgent(max_turns=3, max_tokens=48)
+    async with agent:
+        process = agent.model.process
+        assert process is not None and process.returncode is None
+        for task_id in ("ep-string", "ep-number-parallel", "ep-env-note"):
+            task = episode_tasks[task_id]
+            outcome = await run_episode(task, agent, gateway, seed=0)
+            assert outcome.agent == "local" and outcome.task_id == task_id
+            assert outcome.answer is None or isinstance(outcome.answer, str)
+            assert outcome.error is None or "TurnLimitReached" in outcome.error, outcome.error
+            assert 0.0 <= outcome.action.action <= 1.0
+            for entry in agent_calls(outcome):
+                assert entry["tool"] and "outcome" in entry, entry
+            json.dumps(outcome.to_json(), ensure_ascii=False)  # the transcript line is plain JSON
+    assert process.returncode is not None and agent.model.process is None  # the server is gone
+
+
+async def test_local_model_server_stops_on_error():
+    from bench.agents.local import LocalModel
+
+    model = LocalModel()
+    with pytest.raises(RuntimeError, match="boom"):
+        async with model:
+            process = model.process
+            raise RuntimeError("boom")
+    assert process.returncode is not None and model.process is None
+
+
+async def test_string_arguments_can_be_bounded_for_grammar_decoding_servers(endpoint, episode_tasks, gateway):
+    ep = endpoint(says("ANSWER: {0228}"))
+    await run_episode(episode_tasks["ep-string"], agent_for(ep, max_argument_chars=32), gateway, seed=0)
+    params = ep.requests[0]["tools"][0]["function"]["parameters"]["properties"]
+    assert params["STATION_NM"]["maxLength"] == 32 and params["KEY"]["maxLength"] == 32
+    assert all("maxLength" not in p for p in params.values() if p["type"] != "string")
