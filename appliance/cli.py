@@ -8,6 +8,7 @@
     kopa serve [--upstream sandbox|live|replay] [--mode live|record|replay|replay-or-record] [--bundle REF]
                [--profile chat|bench] [--stdio] [--host H --port N]
     kopa record …, kopa cassettes …, kopa drift …   the recorder (see cassettes_cli.py)
+    kopa bench run --agent A --tasks FILE …          KOPA-Bench episodes, replayed (see bench_cli.py)
 
 Every command reads ``KopaSettings`` (env ``KOPA_*``, ``kopa.toml``); options override it.
 Bad arguments end with a one-line error naming the option and the valid values (exit 2).
@@ -34,6 +35,7 @@ from recorder.sandbox import (
 )
 from recorder.sandbox.faults import FaultProfileError
 
+from .bench_cli import bench_app
 from .cassettes_cli import cassettes_app
 from .cassettes_cli import drift as drift_command
 from .cassettes_cli import record as record_command
@@ -48,6 +50,7 @@ app.add_typer(sandbox_app, name="sandbox")
 tools_app = typer.Typer(help="The tool catalog (>= 2,318 tools over ten platforms).", no_args_is_help=True)
 app.add_typer(tools_app, name="tools")
 app.add_typer(cassettes_app, name="cassettes")
+app.add_typer(bench_app, name="bench")
 app.command("record")(record_command)
 app.command("drift")(drift_command)
 
