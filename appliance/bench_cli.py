@@ -104,7 +104,16 @@ async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file:
 
             return await run_benchmark(tasks, agent, gateway, rollouts=rollouts, seeds=seeds, out_dir=out_dir,
                                        concurrency=concurrency, resume=resume, upstream=upstream,
-                                       tasks_file=tasks_file, agent_name=agent_name, progress=progress)
+                                       tasks_file=tasks_file, agent_name=agent_name, progress=progress,
+                                       judge=_judge())
+
+
+def _judge():
+    """The LLM judge RESPONSE falls back to, when KOPA_JUDGE_ENABLED is set (off by default)."""
+    from bench.scoring.judge import JudgeConfig, LLMJudge
+
+    config = JudgeConfig.from_env()
+    return LLMJudge(config) if config.enabled else None
 
 
 def _print_summary(result) -> None:

@@ -44,6 +44,7 @@ from bench.agents.base import Agent, EpisodeContext, ToolInfo, placeholder_names
 from bench.prompt import build_system_prompt
 from bench.scoring.action import ActionScore, GoldenCall, PredictedCall, score_action
 from bench.scoring.environment import EnvironmentScore, score_environment
+from bench.scoring.judge import JudgeError, LLMJudge, grade_response
 from bench.scoring.response import ResponseScore, score_response
 from bench.stats import EpisodeResult
 from bench.task import RewardBasis, Task
@@ -110,7 +111,8 @@ def episode_key_token(platform: str, task_id: str, seed: int, rollout: int) -> s
 
 async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, rollout: int = 0,
                       session_id: str | None = None, timeout_s: float | None = DEFAULT_EPISODE_TIMEOUT_S,
-                      tool_timeout_s: float | None = DEFAULT_TOOL_TIMEOUT_S) -> EpisodeOutcome:
+                      tool_timeout_s: float | None = DEFAULT_TOOL_TIMEOUT_S,
+                      judge: LLMJudge | None = None) -> EpisodeOutcome:
     """Run ``agent`` on ``task`` through ``gateway`` and score the episode.
 
     Args:
@@ -120,6 +122,8 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         session_id: the gateway session to use (reset first); by default ``bench/<task>/<seed>/<rollout>``.
         timeout_s: the agent's whole run; None for no limit.
         tool_timeout_s: one tool call; a call past it is a TIMEOUT tool error. None for no limit.
+        judge: the LLM judge RESPONSE falls back to (B.2), when enabled; its verdict is kept in the score.
+            A judge that cannot be reached leaves the deterministic score and says so in ``error``.
 
     Raises:
         ValueError: the gateway is not in the bench profile, the task does not fit the gateway's catalog (an unknown available tool) or a golden
@@ -164,7 +168,12 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
     action = score_action(_golden_calls(task, context), predicted,
                           {g.tool: runtime.input_schema(catalog.get(g.tool)) for g in task.golden_actions},
                           task.max_allowed_calls)
-    response = score_response(task, answer) if RewardBasis.RESPONSE in task.reward_basis else None
+    response, judge_error = None, None
+    if RewardBasis.RESPONSE in task.reward_basis:
+        try:
+            response = await grade_response(task, answer, judge)
+        except JudgeError as exc:
+            response, judge_error = score_response(task, answer), f"judge unavailable: {exc}"
     environment = None
     if RewardBasis.ENVIRONMENT in task.reward_basis:
         assert task.golden_state_hash is not None  # Task validation requires it with ENVIRONMENT
@@ -179,7 +188,7 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         environment=environment, passed=passed,
         result=EpisodeResult(task_id=task.id, domain=task.domain, rollout=rollout, seed=seed, passed=passed,
                              action=action.action),
-        final_state=final_state, error="; ".join(e for e in (state_error, agent_error) if e) or None,
+        final_state=final_state, error="; ".join(e for e in (state_error, agent_error, judge_error) if e) or None,
         duration_s=time.monotonic() - started)
 
 

@@ -39,6 +39,7 @@ from typing import Any
 
 from bench.agents.base import Agent
 from bench.episode import DEFAULT_EPISODE_TIMEOUT_S, EpisodeOutcome, run_episode
+from bench.scoring.judge import LLMJudge
 from bench.stats import EpisodeResult, Summary, summarize
 from bench.task import Task
 from mcp_gateway.gateway import Gateway, open_gateway
@@ -71,10 +72,11 @@ class RunConfig:
     tasks_sha256: str | None
     n_tasks: int
     upstream_source: str = ""  # the replayed bundle version, the sandbox world (version, seed, scale, hash), or live
+    judge: str | None = None  # the LLM judge's model when RESPONSE may fall back to it, else None
 
     def must_match(self, earlier: dict[str, Any], where: Path) -> None:
         """Refuse to resume a run directory written for another agent, task set, bundle or upstream."""
-        for name in ("agent", "bundle", "upstream", "tasks_sha256"):
+        for name in ("agent", "bundle", "upstream", "tasks_sha256", "judge"):
             if earlier.get(name) != getattr(self, name):
                 raise ValueError(f"{where} was written by a run with {name}={earlier.get(name)!r}, not "
                                  f"{getattr(self, name)!r}; choose another run directory (or resume=False on a fresh one)")
@@ -135,13 +137,15 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
                         rollouts: int, seeds: Sequence[int], out_dir: Path, concurrency: int = 1,
                         resume: bool = True, upstream: str = "replay", tasks_file: Path | None = None,
                         agent_name: str | None = None, progress: Progress | None = None,
-                        episode_timeout_s: float | None = DEFAULT_EPISODE_TIMEOUT_S) -> RunResult:
+                        episode_timeout_s: float | None = DEFAULT_EPISODE_TIMEOUT_S,
+                        judge: LLMJudge | None = None) -> RunResult:
     """Run every (task, seed, rollout) episode not already in ``out_dir`` and summarise the whole run.
 
     Args:
         agent: one agent shared by all episodes, or a factory called once per episode.
         gateway: a bench-profile gateway; with ``upstream="replay"`` it must replay exactly the tasks' bundle.
         upstream: replay (the benchmark), or sandbox / live, which the gateway must then talk to unrecorded.
+        judge: the LLM judge RESPONSE falls back to (off when None); each episode records whether it was used.
         tasks_file: the file the tasks came from; its SHA-256 goes into ``run.json``.
         progress: called with (done, total, None) once at start, then after every episode.
 
@@ -169,7 +173,8 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
         seeds=seeds, rollouts=rollouts, concurrency=concurrency,
         tasks_file=str(tasks_file) if tasks_file is not None else None,
         tasks_sha256=hashlib.sha256(Path(tasks_file).read_bytes()).hexdigest() if tasks_file is not None else None,
-        n_tasks=len(tasks), upstream_source=_upstream_source(gateway))
+        n_tasks=len(tasks), upstream_source=_upstream_source(gateway),
+        judge=judge.config.model if judge is not None and judge.config.enabled else None)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     episodes_path, run_path = out_dir / EPISODES_FILE, out_dir / RUN_FILE
@@ -189,7 +194,8 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
     async def one(task: Task, seed: int, rollout: int) -> None:
         nonlocal finished
         async with semaphore:
-            outcome = await run_episode(task, make(), gateway, seed=seed, rollout=rollout, timeout_s=episode_timeout_s)
+            outcome = await run_episode(task, make(), gateway, seed=seed, rollout=rollout, timeout_s=episode_timeout_s,
+                                        judge=judge)
         line = outcome.to_json()
         line["domain"] = task.domain  # so that a summary can be rebuilt from the file alone
         _append_line(episodes_path, line)  # no await in between: lines never interleave

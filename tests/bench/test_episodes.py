@@ -298,3 +298,20 @@ async def test_two_replayed_runs_with_the_same_seed_are_identical(recorded_bundl
     first, second = await run_all(), await run_all()
     assert first == second
     assert first[0]["runtime_context"] != first[1]["runtime_context"]  # another rollout, another key token
+
+
+async def test_the_llm_judge_grades_judge_answers_when_enabled_and_its_use_is_recorded(gateway, episode_tasks):
+    from bench.scoring.judge import JudgeConfig, LLMJudge
+    from tests.bench.test_response_scorer import StandInJudge
+
+    task = episode_tasks["ep-judge"]
+    standin = StandInJudge()
+    with standin.server:
+        judge = LLMJudge(JudgeConfig(enabled=True, base_url=standin.base_url, model="stand-in-judge"))
+        judged = await run_episode(task, OracleAgent(), gateway, seed=0, judge=judge)
+        standin.script = [(503, "overloaded"), (503, "still overloaded")]  # the judge cannot be asked
+        fallback = await run_episode(task, OracleAgent(), gateway, seed=0, judge=judge)
+    assert judged.passed and judged.response.method == "judge" and judged.response.judge_model == "stand-in-judge"
+    assert "VERDICT: PASS" in judged.response.judge_verdict and judged.error is None
+    assert fallback.response.method != "judge" and "judge unavailable" in fallback.error
+    assert len(standin.requests) >= 2
