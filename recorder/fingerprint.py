@@ -16,6 +16,7 @@ size on replay.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -103,11 +104,17 @@ def request_key(request: httpx.Request, route: Route, rel_path: str) -> RequestK
                       hashlib.sha256(body).hexdigest() if body else None, page, size)
 
 
-def _seoul(rel_path: str) -> tuple[str, int | None, int | None]:
-    """Mask the key segment; read START/END as a page when they align to one."""
-    parts = rel_path.split("/")  # ['', KEY, type, SERVICE, START, END, ...]
+def mask_seoul_key(rel_path: str) -> str:
+    """A Seoul path below its base with the key segment masked: /KEY/type/SERVICE/... → /***/type/SERVICE/..."""
+    parts = rel_path.split("/")
     if len(parts) > 1 and parts[1]:
         parts[1] = MASK
+    return "/".join(parts)
+
+
+def _seoul(rel_path: str) -> tuple[str, int | None, int | None]:
+    """Mask the key segment; read START/END as a page when they align to one."""
+    parts = mask_seoul_key(rel_path).split("/")  # ['', ***, type, SERVICE, START, END, ...]
     page = size = None
     if len(parts) >= 6 and parts[4].isdigit() and parts[5].isdigit():
         start, end = int(parts[4]), int(parts[5])
@@ -124,8 +131,13 @@ def _query_paging(query: dict[str, str], names: tuple[str, str]) -> tuple[int | 
     return None, None
 
 
+def query_text(query: Iterable[tuple[str, str]]) -> str:
+    """A query as canonical URLs (and exported vcrpy URIs) spell it: every byte encoded but the mask's ``*``."""
+    return "&".join(f"{quote(k, safe='')}={quote(v, safe='*')}" for k, v in query)
+
+
 def _url(label: str, path: str, query: tuple[tuple[str, str], ...]) -> str:
-    text = "&".join(f"{quote(k, safe='')}={quote(v, safe='*')}" for k, v in query)
+    text = query_text(query)
     return f"{label}:{path}" + (f"?{text}" if text else "")
 
 

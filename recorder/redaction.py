@@ -29,6 +29,14 @@ def secret_forms(secret: str) -> set[str]:
     return {secret, quote(secret, safe=""), quote_plus(secret)} - {""}
 
 
+def redact_values(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every form of every secret replaced by the mask (longest forms first: an
+    encoded form may contain the raw one)."""
+    for form in sorted({f for s in secrets if s for f in secret_forms(s)}, key=len, reverse=True):
+        text = text.replace(form, MASK)
+    return text
+
+
 def mask_echoed_keys(body: bytes) -> bytes:
     """``body`` with the values of secret parameters in embedded URLs masked."""
     if not body:

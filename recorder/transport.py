@@ -85,7 +85,6 @@ class RecorderTransport(httpx.AsyncBaseTransport):
             inner = httpx.AsyncHTTPTransport()
         self.routes, self.inner, self.recording, self.bundle, self.source = routes, inner, recording, replay, source
         self.stats = ReplayStats()
-        self._served: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -111,8 +110,7 @@ class RecorderTransport(httpx.AsyncBaseTransport):
                 raise ReplayMiss(key, self.bundle, self.nearest(key), self.bundle.pages(qfp) if qfp else {})
             return None
         with self._lock:
-            served = self._served[fingerprint]
-            self._served[fingerprint] += 1
+            served = self.stats.hits[fingerprint]  # answers already given for it: the next recorded one is due
             self.stats.hits[fingerprint] += 1
         recorded = self.bundle.response(rows[min(served, len(rows) - 1)])
         return httpx.Response(recorded.status, headers=recorded.headers, content=recorded.body, request=request,

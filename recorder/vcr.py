@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 import yaml
@@ -36,8 +35,8 @@ from vcr.serializers import yamlserializer
 
 from .cassette.bundle import Bundle
 from .cassette.interaction import Interaction, Origin, utc_now
-from .fingerprint import MASK, SECRET_HEADERS, SEOUL, is_secret_param, request_key
-from .redaction import KeyScanner, mask_echoed_keys, safe_headers, secret_forms
+from .fingerprint import MASK, SECRET_HEADERS, SEOUL, is_secret_param, mask_seoul_key, query_text, request_key
+from .redaction import KeyScanner, mask_echoed_keys, redact_values, safe_headers
 from .routes import Routes, UnknownRouteError
 
 
@@ -114,23 +113,15 @@ def mask_uri(uri: str, routes: Routes | None = None) -> str:
     except UnknownRouteError:
         route = None
     if route is not None and route.platform == SEOUL and route.url.startswith(origin):
-        parts = rel_path.split("/")  # ['', KEY, type, SERVICE, ...]
-        if len(parts) > 1 and parts[1]:
-            parts[1] = MASK
-        path = route.url[len(origin):] + "/".join(parts)
+        path = route.url[len(origin):] + mask_seoul_key(rel_path)
     query = sorted((k, MASK if is_secret_param(k) else v) for k, v in url.params.multi_items())
-    return origin + path + (f"?{_query_text(query)}" if query else "")
+    return origin + path + (f"?{query_text(query)}" if query else "")
 
 
 @functools.lru_cache(maxsize=64)
 def _routes_at(origin: str) -> Routes:
     """The live hosts, and the sandbox's mounts as if ``origin`` served a sandbox."""
     return Routes.everywhere([origin])
-
-
-def _query_text(query: Iterable[tuple[str, str]]) -> str:
-    # Encoded exactly as fingerprint._url encodes canonical URLs, so exported URIs pass through unchanged.
-    return "&".join(f"{quote(k, safe='')}={quote(v, safe='*')}" for k, v in query)
 
 
 # ---- import -------------------------------------------------------------------------------
@@ -148,7 +139,7 @@ def import_vcr(path: Path, routes: Routes, *, keys: Mapping[str, str]) -> list[I
     """
     path = Path(path)
     scanner = KeyScanner(keys)
-    forms = sorted({f for key in keys.values() if key for f in secret_forms(key)}, key=len, reverse=True)
+    key_values = [key for key in keys.values() if key]
     try:
         requests, responses, *_ = deserialize(path.read_text(encoding="utf-8"), yamlserializer)
     except FileNotFoundError:
@@ -161,19 +152,19 @@ def import_vcr(path: Path, routes: Routes, *, keys: Mapping[str, str]) -> list[I
         try:
             route, rel_path = routes.match(request.uri)
         except UnknownRouteError:
-            shown = _mask_text(mask_uri(request.uri, routes), forms)  # a key may sit outside known names
+            shown = redact_values(mask_uri(request.uri, routes), key_values)  # a key may sit outside known names
             bases = ", ".join(sorted(r.url for r in routes.routes))
             raise VcrImportError(f"{where}: {request.method} {shown} is under no configured platform base URL "
                                  f"(configured: {bases})") from None
         request_body = _bytes(getattr(request, "body_bytes", request.body))
         key = request_key(httpx.Request(request.method, request.uri, content=request_body), route, rel_path)
         status, raw_headers, body = _response_parts(response, where)
-        body = _mask_values(mask_echoed_keys(body), forms)
-        headers = [(k, _mask_text(v, forms)) for k, v in safe_headers(raw_headers)]
+        body = _mask_values(mask_echoed_keys(body), key_values)
+        headers = [(k, redact_values(v, key_values)) for k, v in safe_headers(raw_headers)]
         item = Interaction(
             fingerprint=key.fingerprint, method=key.method, url=key.url, platform=route.platform, status=status,
             body=body, headers=tuple(headers), query_fingerprint=key.query_fingerprint, page=key.page,
-            size=key.size, request_body=_mask_values(request_body, forms) or None,
+            size=key.size, request_body=_mask_values(request_body, key_values) or None,
             recorded_at=_recorded_at(raw_headers), source=f"vcr:{path.name}", origin=Origin.IMPORTED)
         _refuse_leftover_keys(item, scanner, where)
         out.append(item)
@@ -209,22 +200,16 @@ def _bytes(body: Any) -> bytes:
     return bytes(body)
 
 
-def _mask_values(data: bytes, forms: list[str]) -> bytes:
+def _mask_values(data: bytes, keys: list[str]) -> bytes:
     """Key values in UTF-8 text masked; binary data is left for the scan (masking would corrupt it)."""
-    if not data or not forms:
+    if not data or not keys:
         return data
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    masked = _mask_text(text, forms)
+    masked = redact_values(text, keys)
     return data if masked == text else masked.encode("utf-8")
-
-
-def _mask_text(text: str, forms: list[str]) -> str:
-    for form in forms:  # longest first: an encoded form may contain the raw one
-        text = text.replace(form, MASK)
-    return text
 
 
 def _refuse_leftover_keys(item: Interaction, scanner: KeyScanner, where: str) -> None:

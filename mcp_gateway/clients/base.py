@@ -40,13 +40,14 @@ from typing import Any, ClassVar
 import httpx
 
 from recorder import RecorderTransport, ReplayMiss
+from recorder.redaction import redact_values, secret_forms
 from recorder.transport import TOOL_EXTENSION
 
 from ..catalog.spec import Endpoint
 from ..runtime.result import Outcome
 from .config import Limits, PlatformURLs
 from .envelope import Reading, failure, status_reading
-from .secrets import SecretStore, guard_http_logs, redact_values, secret_forms
+from .secrets import SecretStore, guard_http_logs
 from .throttle import PlatformGates
 
 RECORD_MAX_RECORDS = 250_000  # a recorded query's whole result is fetched up to this many records
@@ -138,7 +139,7 @@ class PlatformClient(ABC):
         try:
             reading, response, attempts = await self._send(endpoint, request)
         except ReplayMiss as miss:
-            return await self._from_recorded_pages(endpoint, params, page_no, page_size, key, tool, miss)
+            return await self._from_recorded_pages(endpoint, params, sent, page_no, page_size, key, tool, miss)
         if reading.failure is None:
             if self._records_whole_results(endpoint, reading, page_no):
                 await self._record_whole_result(endpoint, sent, key, tool, reading.total or 0, (page_no, page_size))
@@ -183,10 +184,10 @@ class PlatformClient(ABC):
                 if reading.failure is not None:
                     break  # recorded as it came; replay of the pages after it will miss
 
-    async def _from_recorded_pages(self, endpoint: Endpoint, params: dict[str, Any], page_no: int, page_size: int,
-                                   key: str, tool: str | None, miss: ReplayMiss) -> UpstreamPage:
+    async def _from_recorded_pages(self, endpoint: Endpoint, params: dict[str, Any], sent: dict[str, Any],
+                                   page_no: int, page_size: int, key: str, tool: str | None,
+                                   miss: ReplayMiss) -> UpstreamPage:
         """Serve a page that was not recorded as such from recorded pages of the same query."""
-        sent = {k: v for k, v in params.items() if k not in endpoint.local_filters}
         start, end = (page_no - 1) * page_size, page_no * page_size
         url = self.ctx.redact(str(self._request(endpoint, sent, page_no, page_size, key, tool).url), key)
         for size in sorted(miss.pages, reverse=True):  # largest pages first: fewest lookups

@@ -14,28 +14,16 @@ import logging
 import os
 import stat
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import quote, quote_plus
+
+from recorder.redaction import redact_values  # one masking for recordings and the gateway
 
 ENV_PREFIX = "KOPA_KEY_"
-MASK = "***"
 
 
 class SecretError(RuntimeError):
     """A key is missing or the key file cannot be used."""
-
-
-def secret_forms(secret: str) -> set[str]:
-    """The raw key and its URL-encoded spellings (as a query or path value)."""
-    return {secret, quote(secret, safe=""), quote_plus(secret)} - {""}
-
-
-def redact_values(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every form of every secret replaced by ``***`` (longest forms first)."""
-    for form in sorted({f for s in secrets for f in secret_forms(s)}, key=len, reverse=True):
-        text = text.replace(form, MASK)
-    return text
 
 
 class SecretStore:
