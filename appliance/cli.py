@@ -9,6 +9,7 @@
                [--profile chat|bench] [--stdio] [--host H --port N]
     kopa record …, kopa cassettes …, kopa drift …   the recorder (see cassettes_cli.py)
     kopa bench run --agent A --tasks FILE …          KOPA-Bench episodes, replayed (see bench_cli.py)
+    kopa bench report RUN | compare RUN_A RUN_B | list    reports, comparisons, recorded runs
 
 Every command reads ``KopaSettings`` (env ``KOPA_*``, ``kopa.toml``); options override it.
 Bad arguments end with a one-line error naming the option and the valid values (exit 2).
@@ -35,6 +36,7 @@ from recorder.sandbox import (
 )
 from recorder.sandbox.faults import FaultProfileError
 
+from . import bench_demo, taskset_cli  # noqa: F401  (they register kopa bench demo | build-tasks | stats | audit)
 from .bench_cli import bench_app
 from .cassettes_cli import cassettes_app
 from .cassettes_cli import drift as drift_command

@@ -43,6 +43,50 @@ class SandboxSession(SQLModel, table=True):
     stopped_at: datetime | None = None
 
 
+class BenchRun(SQLModel, table=True):
+    """One `kopa bench run` directory: its configuration and, once episodes are in, its summary.
+
+    Keyed by the run directory's resolved path: resuming a run updates its row (``appliance.bench_records``).
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_dir: str = Field(index=True, unique=True)
+    agent: str
+    bundle: str
+    upstream: str
+    tasks_file: str | None = None
+    tasks_sha256: str | None = None
+    seeds: str  # comma-separated, as --seeds takes them
+    rollouts: int
+    n_tasks: int
+    n_episodes: int = 0  # episodes written so far
+    episodes_total: int = 0
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    complete: bool = False
+    pass_at_1: float | None = None
+    k: int | None = None  # the k of pass_at_k (the rollouts), None while some task has fewer episodes
+    pass_at_k: float | None = None
+    action: float | None = None
+    ci_low: float | None = None  # pass@1 over seeds, 95 % Student t; None with one seed
+    ci_high: float | None = None
+    recorded_at: datetime = Field(default_factory=_now)
+
+
+class BenchEpisodeResult(SQLModel, table=True):
+    """One episode of a ``BenchRun`` (the transcript stays in the run's episodes.jsonl)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="benchrun.id", index=True)
+    task_id: str = Field(index=True)
+    domain: str
+    seed: int
+    rollout: int
+    passed: bool
+    action: float
+    error: str | None = None
+
+
 def open_metadb(url: str) -> Engine:
     """Create the engine (and the file's folder and tables) for ``url``."""
     if url.startswith("sqlite:///"):

@@ -76,7 +76,7 @@ class RunConfig:
 
     def must_match(self, earlier: dict[str, Any], where: Path) -> None:
         """Refuse to resume a run directory written for another agent, task set, bundle or upstream."""
-        for name in ("agent", "bundle", "upstream", "tasks_sha256", "judge"):
+        for name in ("agent", "bundle", "upstream", "tasks_sha256", "n_tasks", "judge"):
             if earlier.get(name) != getattr(self, name):
                 raise ValueError(f"{where} was written by a run with {name}={earlier.get(name)!r}, not "
                                  f"{getattr(self, name)!r}; choose another run directory (or resume=False on a fresh one)")

@@ -60,11 +60,14 @@ class Gateway:
     committed: BundleRef | None = None
     stats_file: Path | None = None  # where a replay run's hits and misses are written on close
 
-    def commit(self) -> BundleRef | None:
-        """Write what was recorded as a new bundle version (None when nothing was recorded)."""
+    def commit(self, *, compress: bool = False) -> BundleRef | None:
+        """Write what was recorded as a new bundle version (None when nothing was recorded).
+
+        ``compress``: bodies zstd-compressed, for a bundle shipped in a repository.
+        """
         if self.recording is None or not len(self.recording):
             return None
-        self.committed = self.recording.commit()
+        self.committed = self.recording.commit(compress=compress)
         self.recording = self.recording.store.recording(self.recording.name, keys=self.recording.keys)
         return self.committed
 

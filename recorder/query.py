@@ -10,7 +10,7 @@ Views:
   a query reads: the body column is computed by the ``body(bundle, version, seq)`` function,
   which is callable directly too).
 
-Bodies stay in ``bodies.bin``; nothing is loaded before a query asks for it.
+Bodies stay in ``bodies.bin`` (or its compressed form); nothing is loaded before a query asks for it.
 """
 
 from __future__ import annotations

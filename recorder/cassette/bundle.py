@@ -5,6 +5,8 @@
         interactions.parquet  one row per interaction: request, status, headers, provenance,
                               and where its body lies in bodies.bin (zstd-compressed columns)
         bodies.bin            response bodies, each stored once (identical bodies share bytes)
+          or bodies.bin.zst   the same, zstd-compressed: a bundle shipped in a repository (about 10x
+                              smaller); it is decompressed into memory on open instead of mapped
         manifest.sig          optional Ed25519 signature over manifest.json (``signing.py``)
 
 Why this layout (measured by ``benchmarks/cassette_lookup.py``): opening reads only the small
@@ -35,8 +37,10 @@ FORMAT = "kopa-cassette/1"
 MANIFEST = "manifest.json"
 INDEX = "interactions.parquet"
 BODIES = "bodies.bin"
+BODIES_ZST = "bodies.bin.zst"
 SIGNATURE = "manifest.sig"
-PARTS = (INDEX, BODIES)
+PARTS = (INDEX, BODIES)  # an uncompressed bundle's parts; ``parts_of`` gives any bundle's
+ZSTD_LEVEL = 19  # written once, read many times: the slow, small end of zstd
 
 SCHEMA = pa.schema([
     ("seq", pa.int64()), ("fingerprint", pa.string()), ("query_fingerprint", pa.string()),
@@ -105,8 +109,13 @@ def counts_of(interactions: Sequence[Interaction]) -> dict[str, Any]:
     }
 
 
-def write_parts(folder: Path, interactions: Sequence[Interaction]) -> dict[str, dict[str, Any]]:
-    """Write the index and the bodies into ``folder``; returns their hashes and sizes."""
+def parts_of(manifest: Manifest) -> tuple[str, str]:
+    """The index and the bodies part this bundle has (compressed or not)."""
+    return INDEX, BODIES_ZST if BODIES_ZST in manifest.parts else BODIES
+
+
+def write_parts(folder: Path, interactions: Sequence[Interaction], *, compress: bool = False) -> dict[str, dict[str, Any]]:
+    """Write the index and the bodies (zstd-compressed with ``compress``) into ``folder``; their hashes and sizes."""
     offsets: dict[str, tuple[int, int]] = {}
     columns: dict[str, list[Any]] = defaultdict(list)
     with open(folder / BODIES, "wb") as bodies:
@@ -132,7 +141,17 @@ def write_parts(folder: Path, interactions: Sequence[Interaction]) -> dict[str, 
     table = pa.table({name: pa.array(columns.get(name, []), type=SCHEMA.field(name).type) for name in SCHEMA.names},
                      schema=SCHEMA)
     pq.write_table(table, folder / INDEX, compression="zstd")
-    return {name: {"sha256": file_sha256(folder / name), "bytes": (folder / name).stat().st_size} for name in PARTS}
+    names: tuple[str, ...] = PARTS
+    raw_bytes = (folder / BODIES).stat().st_size
+    if compress:
+        raw = (folder / BODIES).read_bytes()
+        (folder / BODIES_ZST).write_bytes(pa.Codec("zstd", compression_level=ZSTD_LEVEL).compress(raw, asbytes=True))
+        (folder / BODIES).unlink()
+        names = (INDEX, BODIES_ZST)
+    parts = {name: {"sha256": file_sha256(folder / name), "bytes": (folder / name).stat().st_size} for name in names}
+    if compress:
+        parts[BODIES_ZST]["raw_bytes"] = raw_bytes
+    return parts
 
 
 def file_sha256(path: Path) -> str:
@@ -196,7 +215,11 @@ class Bundle:
             table = pq.read_table(folder / INDEX, columns=LOOKUP_COLUMNS)
         except (OSError, pa.ArrowException) as exc:
             raise CorruptBundleError(f"{folder / INDEX}: unreadable ({exc})") from None
-        bodies = _map(folder / BODIES)
+        _, body_part = parts_of(manifest)
+        if body_part == BODIES_ZST:
+            bodies = _decompress(folder / BODIES_ZST, manifest.parts[BODIES_ZST].get("raw_bytes"))
+        else:
+            bodies = _map(folder / BODIES)
         return cls(folder, manifest, table, bodies)
 
     def column(self, name: str) -> list[Any]:
@@ -263,7 +286,7 @@ class Bundle:
 
 def verify_parts(folder: Path, manifest: Manifest) -> None:
     """Every part present with the size and SHA-256 the manifest says, and the version matching them."""
-    for name in PARTS:
+    for name in parts_of(manifest):
         expected = manifest.parts.get(name)
         path = folder / name
         if expected is None:
@@ -275,6 +298,17 @@ def verify_parts(folder: Path, manifest: Manifest) -> None:
                                      f"(the bundle was changed or damaged; refusing all of it)")
     if content_version(manifest.parts) != manifest.version:
         raise CorruptBundleError(f"{folder}: manifest version {manifest.version} does not match its part hashes")
+
+
+def _decompress(path: Path, raw_bytes: Any) -> bytes:
+    if not isinstance(raw_bytes, int) or raw_bytes < 0:
+        raise CorruptBundleError(f"{path}: the manifest does not give the bodies' uncompressed size")
+    if raw_bytes == 0:
+        return b""
+    try:
+        return pa.Codec("zstd").decompress(path.read_bytes(), decompressed_size=raw_bytes, asbytes=True)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorruptBundleError(f"{path}: not a zstd stream of {raw_bytes} bytes ({exc})") from None
 
 
 def _map(path: Path) -> bytes | mmap.mmap:

@@ -112,19 +112,20 @@ class CassetteStore:
 
     def write(self, name: str, interactions: list[Interaction], *, parent: str | None,
               keys: Mapping[str, str] | Iterable[str] = (), note: str | None = None,
-              move_head: bool = True) -> BundleRef:
+              move_head: bool = True, compress: bool = False) -> BundleRef:
         """Write one version of exactly ``interactions`` (caller holds no lock; taken here)."""
         with self.locked(name) as folder:
             return self._write_locked(folder, name, interactions, parent=parent, keys=keys, note=note,
-                                      move_head=move_head)
+                                      move_head=move_head, compress=compress)
 
     def _write_locked(self, folder: Path, name: str, interactions: list[Interaction], *, parent: str | None,
-                      keys: Mapping[str, str] | Iterable[str], note: str | None, move_head: bool) -> BundleRef:
+                      keys: Mapping[str, str] | Iterable[str], note: str | None, move_head: bool,
+                      compress: bool = False) -> BundleRef:
         refuse_secrets(interactions, KeyScanner(keys))
         tmp = folder / f".tmp-{uuid.uuid4().hex}"
         tmp.mkdir()
         try:
-            parts = write_parts(tmp, interactions)
+            parts = write_parts(tmp, interactions, compress=compress)
             manifest = new_manifest(name, parts, interactions, parent, note)
             (tmp / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
             final = folder / manifest.version
@@ -169,8 +170,11 @@ class Recording:
         with self._lock:
             return list(self._items)
 
-    def commit(self) -> BundleRef:
-        """A new version: the current HEAD's content (when inheriting) updated with this recording."""
+    def commit(self, *, compress: bool = False) -> BundleRef:
+        """A new version: the current HEAD's content (when inheriting) updated with this recording.
+
+        ``compress``: store the bodies zstd-compressed (a bundle to ship; opening decompresses it in memory).
+        """
         mine = self.interactions
         with self.store.locked(self.name) as folder:
             parent = self.store.head(self.name)
@@ -180,7 +184,7 @@ class Recording:
                 kept = [i for i in Bundle.open(folder / parent).interactions() if i.fingerprint not in answered]
                 content = kept + mine
             return self.store._write_locked(folder, self.name, content, parent=parent, keys=self.keys,
-                                            note=self.note, move_head=True)
+                                            note=self.note, move_head=True, compress=compress)
 
 
 def refuse_secrets(interactions: Iterable[Interaction], scanner: KeyScanner) -> None:

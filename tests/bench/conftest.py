@@ -8,6 +8,7 @@ every test then replays that bundle, as a benchmark run does.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from bench.agents import OracleAgent
 from bench.episode import EpisodeOutcome, run_episode
 from bench.task import Task, load_tasks
 from mcp_gateway.gateway import Gateway, open_gateway
+from recorder import CassetteStore
 from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
 EPISODE_TASKS = Path(__file__).parent / "data" / "episode_tasks.jsonl"
@@ -57,3 +59,23 @@ async def gateway(recorded_bundle) -> AsyncIterator[Gateway]:
         yield gw
     finally:
         await gw.aclose()
+
+
+def pin_tasks(cassettes: Path, folder: Path, domains: dict[str, str] | None = None) -> tuple[Path, Path, str]:
+    """(cassettes folder, a task file in ``folder`` pinned to the recorded version, that bundle ref).
+
+    The checked-in file names a placeholder version; ``domains`` moves tasks (by id) to other domains, so that
+    a run has more than one.
+    """
+    ref = f"{BUNDLE}@{CassetteStore(cassettes).head(BUNDLE)}"
+    lines = [json.loads(line) for line in EPISODE_TASKS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    path = folder / "tasks.jsonl"
+    path.write_text("".join(json.dumps({**t, "bundle": ref, "domain": (domains or {}).get(t["id"], t["domain"])},
+                                       ensure_ascii=False) + "\n" for t in lines), encoding="utf-8")
+    return cassettes, path, ref
+
+
+@pytest.fixture
+def pinned(recorded_bundle, tmp_path) -> tuple[Path, Path, str]:
+    """(cassettes folder, a task file pinned to the recorded version, that bundle ref)."""
+    return pin_tasks(recorded_bundle[0], tmp_path)

@@ -1,7 +1,7 @@
 """Benchmark runs: every episode written and summarised, replay pinned to one bundle, resume, the CLI.
 
 The runs replay the bundle that tests/bench/conftest.py records from the oracle over the episode tasks;
-the task file is rewritten to pin that recorded version (the checked-in file names a placeholder version).
+the task file is rewritten to pin that recorded version (``pinned`` in conftest.py).
 """
 
 from __future__ import annotations
@@ -26,23 +26,10 @@ from bench.runner import (
     summary_json,
 )
 from bench.task import load_tasks
-from recorder import CassetteStore
-from tests.bench.conftest import BUNDLE, EPISODE_TASKS
+from tests.bench.conftest import BUNDLE
 from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def pinned(recorded_bundle, tmp_path) -> tuple[Path, Path, str]:
-    """(cassettes folder, a task file pinned to the recorded version, that bundle ref)."""
-    cassettes = recorded_bundle[0]
-    ref = f"{BUNDLE}@{CassetteStore(cassettes).head(BUNDLE)}"
-    lines = [json.loads(line) for line in EPISODE_TASKS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    path = tmp_path / "tasks.jsonl"
-    path.write_text("".join(json.dumps({**t, "bundle": ref}, ensure_ascii=False) + "\n" for t in lines),
-                    encoding="utf-8")
-    return cassettes, path, ref
 
 
 async def _run(pinned, agent, out_dir: Path, **options):

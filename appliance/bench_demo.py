@@ -1,0 +1,61 @@
+"""`kopa bench demo`: the benchmark on the embedded defaults — no network, no GPU, no keys.
+
+    kopa bench demo [--out DIR] [--rollouts 4] [--local-per-domain 2] [--local-max-turns 4] [--no-local]
+
+Runs the shipped KOPA-Bench task set by replaying the cassette bundle it is pinned to (recorded from the
+sandbox world by ``kopa bench build-tasks``): the oracle and the first-page baseline on every task, and the
+local model (SmolLM2-135M under llama.cpp, started and stopped here) on the first tasks of each domain,
+since a 135M model on two CPU cores takes about a minute an episode. Each run gets ``report.md`` and a
+self-contained ``report.html``; first-page is compared against the oracle; a table sums them up.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .bench_cli import SHIPPED_TASKS, bench_app, run_agent
+from .config import KopaSettings
+
+console = Console()
+
+
+@bench_app.command("demo")
+def demo(
+    out: Annotated[Path | None, typer.Option(help="folder for the three runs (default <home>/runs/demo-<stamp>)")]
+    = None,
+    rollouts: Annotated[int, typer.Option(help="rollouts per task for oracle and first-page", min=1)] = 4,
+    local_per_domain: Annotated[int, typer.Option(help="tasks per domain for the local model", min=1)] = 2,
+    local_max_turns: Annotated[int, typer.Option(help="assistant turns per local-model episode", min=1)] = 4,
+    local: Annotated[bool, typer.Option("--local/--no-local", help="also run the local model")] = True,
+) -> None:
+    """Oracle, first-page and the local model on the shipped task set, replayed; HTML reports and a comparison."""
+    from bench.report import compare_runs, comparison_markdown, load_run, write_report
+
+    out_dir = out or KopaSettings().home_dir / "runs" / f"demo-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+    plan = [("oracle", {"rollouts": rollouts}), ("first-page", {"rollouts": rollouts})]
+    if local:
+        plan.append(("local", {"rollouts": 1, "per_domain": local_per_domain, "max_turns": local_max_turns}))
+    rows = []
+    for agent, options in plan:
+        result = run_agent(agent, SHIPPED_TASKS, run_dir=out_dir / agent, **options)
+        _, html = write_report(load_run(result.out_dir), result.out_dir)
+        rows.append((agent, result, html))
+    comparison = compare_runs(load_run(out_dir / "oracle"), load_run(out_dir / "first-page"))
+    (out_dir / "compare-oracle-first-page.md").write_text(comparison_markdown(comparison), encoding="utf-8")
+
+    table = Table("agent", "tasks", "episodes", "pass@1", "pass@k", "Action", "report",
+                  title=f"KOPA-Bench on {SHIPPED_TASKS.name}, replaying {rows[0][1].config.bundle}")
+    for agent, result, html in rows:
+        s = result.summary
+        k = max(s.pass_at)
+        table.add_row(agent, str(s.n_tasks), str(s.n_episodes), f"{100 * s.pass_at[1]:.1f}",
+                      f"{100 * s.pass_at[k]:.1f} (k={k})", "–" if s.action is None else f"{100 * s.action:.1f}",
+                      str(html))
+    console.print(table)
+    console.print(f"first-page against the oracle: {out_dir / 'compare-oracle-first-page.md'}")

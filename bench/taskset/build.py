@@ -1,0 +1,173 @@
+"""Write the task set: run every template through a recording gateway, commit the bundle, pin the tasks to it.
+
+    kopa bench build-tasks [--out bench/tasks/kopa-bench.jsonl] [--cassettes cassettes] [--bundle kopa-default]
+
+1. A record-mode gateway over the sandbox world (default seed and scale) runs each template instance in
+   a fresh bench-profile session; every call it makes (golden or exploring) is recorded.
+2. The bundle is committed; its version pins every task (``bundle: kopa-default@<version>``).
+3. Each draft becomes a ``Task``: platforms, system state (the key actions, ``current_date``), available
+   tools (the golden ones plus same-platform distractors up to Table 6's per-domain count), reward basis,
+   answers or the golden workspace hash, and ``max_allowed_calls`` from Table 6's headroom.
+
+``rebuild_drafts`` runs the same templates over a replay gateway: the validation test compares what it
+writes with the task file, so every annotated answer is re-derived from the recorded data.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.task import Task, parse_task
+from mcp_gateway.gateway import Gateway, open_gateway
+
+from .draft import HEADROOM, Draft, DraftError, key_name
+from .registry import TEMPLATES, Template
+
+__all__ = ["AVAILABLE_TOOLS", "DEFAULT_BUNDLE", "DEFAULT_TASKS", "DOMAIN_PREFIX", "build_task_set", "load_templates",
+           "rebuild_drafts", "to_task", "write_drafts"]
+
+DEFAULT_BUNDLE = "kopa-default"
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_TASKS = REPO / "bench" / "tasks" / "kopa-bench.jsonl"
+DEFAULT_CASSETTES = REPO / "cassettes"
+DOMAIN_PREFIX = {"traffic": "trf", "finance": "fin", "education": "edu", "law": "law", "politics": "pol",
+                 "district": "dst"}
+AVAILABLE_TOOLS = {"traffic": 7.5, "finance": 6.6, "education": 7.7, "law": 6.7, "politics": 8.7, "district": 8.0}
+_NEVER_OFFERED = ("get_", "_api_key")  # key tools: the harness runs them (system state)
+
+
+def load_templates() -> list[Template]:
+    """Import every domain's templates (registering them) and return them in domain, then file order."""
+    for domain in DOMAIN_PREFIX:
+        importlib.import_module(f"bench.taskset.templates.{domain}")
+    order = list(DOMAIN_PREFIX)
+    return sorted(TEMPLATES, key=lambda t: order.index(t.domain))
+
+
+def task_ids(templates: Sequence[Template]) -> list[tuple[Template, int, str]]:
+    """(template, instance, task id) for every task, numbered per domain in template order."""
+    out, counters = [], dict.fromkeys(DOMAIN_PREFIX, 0)
+    for tpl in templates:
+        for i in range(tpl.count):
+            counters[tpl.domain] += 1
+            out.append((tpl, i, f"{DOMAIN_PREFIX[tpl.domain]}-{counters[tpl.domain]:03d}"))
+    return out
+
+
+async def draft_one(runtime: Any, tpl: Template, variant: int, task_id: str) -> Draft:
+    session = f"taskset:{task_id}"
+    runtime.reset_session(session)
+    draft = Draft(task_id=task_id, domain=tpl.domain, runtime=runtime, session=session,
+                  rng=random.Random(f"{tpl.name}:{variant}"), variant=variant, template=tpl.name)
+    await tpl.fn(draft)
+    if draft.query is None or not draft.calls:
+        raise DraftError(f"{task_id} ({tpl.name}): the template asked no question or made no golden call")
+    return draft
+
+
+async def write_drafts(runtime: Any, templates: Sequence[Template], *, only: set[str] | None = None) -> list[Draft]:
+    drafts = []
+    for tpl, variant, task_id in task_ids(templates):
+        if only is None or task_id in only or tpl.name in only:
+            drafts.append(await draft_one(runtime, tpl, variant, task_id))
+    return drafts
+
+
+def to_task(draft: Draft, bundle: str, catalog: Any) -> dict[str, Any]:
+    """The task file's record for ``draft`` (validated as a ``Task``)."""
+    golden = [{"step": c.step, "tool": c.tool, "args": c.args, "value_compare_args": list(c.compare)}
+              for c in sorted(draft.calls, key=lambda c: c.step)]
+    used = list(dict.fromkeys(c.tool for c in draft.calls))
+    actions = [{"name": key_name(p), "tool": f"get_{p}_api_key", "output_field": "api_key"} for p in draft.platforms]
+    n_calls = len(golden)
+    task: dict[str, Any] = {
+        "id": draft.task_id, "query": draft.query, "domain": draft.domain,
+        "platforms": draft.platforms or ["internal"],
+        "system_state": {"predefined": dict(draft.predefined), "actions": actions},
+        "available_tools": _available_tools(draft, used, catalog),
+        "golden_actions": golden,
+        "reward_basis": draft.reward_basis(),
+        "max_allowed_calls": max(n_calls + 1, round(n_calls * HEADROOM[draft.domain])),
+        "bundle": bundle,
+        "pages": any(_pages(c.args, catalog.get(c.tool)) for c in draft.calls),
+        "tags": sorted(set(draft.tags) | _shape_tags(golden, catalog)),
+        "notes": f"template {draft.template}, instance {draft.variant}" + (f"; {draft.notes}" if draft.notes else ""),
+    }
+    if draft.response_type is not None:
+        task["response_type"] = draft.response_type.value
+        task["accepted_answers"] = draft.answers
+    if draft.writes_state:
+        task["golden_state_hash"] = draft.state_hash()
+    parse_task(task)  # a draft that does not make a valid task fails here, naming the field
+    return task
+
+
+def _shape_tags(golden: list[dict[str, Any]], catalog: Any) -> set[str]:
+    """Tags read off the golden trajectory: paging, parallel calls, chained steps."""
+    steps = [g["step"] for g in golden]
+    tags = set()
+    if any(_pages(g["args"], catalog.get(g["tool"])) for g in golden):
+        tags.add("paging")
+    if len(steps) != len(set(steps)):
+        tags.add("parallel")
+    if len(set(steps)) > 1:
+        tags.add("chain")
+    return tags
+
+
+def _pages(args: dict[str, Any], spec: Any) -> bool:
+    page_param = next((p.name for p in spec.params if p.kind.value == "page_no"), None)
+    page = args.get(page_param) if page_param else None
+    return isinstance(page, int) and page > 1
+
+
+def _available_tools(draft: Draft, used: list[str], catalog: Any) -> list[str]:
+    """The golden tools, then distractors from the same platforms (then domain) up to the domain's mean count."""
+    target = AVAILABLE_TOOLS[draft.domain]
+    rng = random.Random(f"tools:{draft.task_id}")
+    want = max(len(used) + 1, int(target) + (1 if rng.random() < target - int(target) else 0))
+    tools = list(dict.fromkeys([*used, *draft.extra_tools]))
+    platforms = {catalog.get(t).platform for t in used} - {"internal"}
+    same_platform = sorted(n for n in catalog.names() if catalog.get(n).platform in platforms)
+    same_domain = sorted(n for n in catalog.names() if catalog.get(n).domain == draft.domain)
+    for pool in (same_platform, same_domain):
+        pool = [n for n in pool if n not in tools and not (n.startswith(_NEVER_OFFERED[0]) and n.endswith(_NEVER_OFFERED[1]))]
+        rng.shuffle(pool)
+        tools += pool[:max(0, want - len(tools))]
+    return tools
+
+
+def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, scale: float = 1.0) -> Gateway:
+    return open_gateway(upstream="sandbox", profile="bench", mode="record", home=home, cassettes=cassettes,
+                        bundle=bundle, inherit=False, scale=scale)
+
+
+async def build_task_set(*, out: Path = DEFAULT_TASKS, cassettes: Path = DEFAULT_CASSETTES,
+                         bundle: str = DEFAULT_BUNDLE, home: Path | None = None, scale: float = 1.0) -> list[Task]:
+    """Record every template's calls into a new version of ``bundle`` and write the pinned task file."""
+    templates = load_templates()
+    gateway = open_recording_gateway(home, cassettes, bundle, scale=scale)
+    try:
+        drafts = await write_drafts(gateway.runtime, templates)
+        ref = gateway.commit(compress=True)  # shipped in the repository: bodies zstd-compressed
+    finally:
+        await gateway.aclose()
+    if ref is None:
+        raise DraftError("nothing was recorded")
+    pinned = f"{ref.name}@{ref.version}"
+    records = [to_task(d, pinned, gateway.catalog) for d in drafts]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    tmp.replace(out)
+    return [parse_task(r) for r in records]
+
+
+async def rebuild_drafts(gateway: Gateway, *, only: set[str] | None = None) -> list[Draft]:
+    """The drafts the templates write over ``gateway`` (a replay of the task set's bundle)."""
+    return await write_drafts(gateway.runtime, load_templates(), only=only)

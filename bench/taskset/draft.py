@@ -1,0 +1,210 @@
+"""A task being written: a template's golden calls run through the gateway, then its query and answer.
+
+    async def busiest_tollbooth(t: Draft) -> None:          # a template (bench.taskset.registry)
+        routes = await t.explore("list_tollbooths", {})       # looking around: recorded, not golden
+        route = t.rng.choice(sorted({r["routeName"] for r in routes.records}))
+        booths = await t.call_all_pages("list_tollbooths", {"routeName": route}, step=0)
+        ...
+        t.ask(f"{route} 고속도로에서 ...?")
+        t.answer_number(value)
+
+Every call goes through the bench-profile ``ToolRuntime`` exactly as an episode's would: the key
+parameter is filled with the session's episode token (the golden arguments keep the ``{platform_api_key}``
+placeholder that the system state binds), and paging is asked for explicitly. A call that fails raises
+``DraftError``: a golden trajectory must run clean. What the template decides from the results (which
+entity, which answer) is plain Python over the records, so replaying the same template over the recorded
+bundle with the same seed must rebuild the same task — that is how the task set is validated.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.task import ResponseType, RewardBasis
+from mcp_gateway.catalog.spec import ParamKind, ToolSpec
+from mcp_gateway.runtime import ToolResult
+
+__all__ = ["Draft", "DraftError", "GoldenCall", "HEADROOM", "key_name"]
+
+# Table 6: max_allowed_calls / golden calls per domain; the task set's means follow the paper's
+HEADROOM = {"traffic": 2.21, "finance": 2.24, "education": 2.79, "law": 3.63, "politics": 2.10, "district": 1.55}
+MAX_PAGE = 100  # the page size golden calls ask for when they page through a result
+
+
+class DraftError(RuntimeError):
+    """A template could not write its task (a golden call failed, nothing to choose from, ...)."""
+
+
+def key_name(platform: str) -> str:
+    """The runtime-context key the system state binds a platform's episode key token to."""
+    return f"{platform}_api_key"
+
+
+@dataclass
+class GoldenCall:
+    step: int
+    tool: str
+    args: dict[str, Any]  # as the task stores them: the key as its placeholder
+    compare: tuple[str, ...]
+
+
+@dataclass
+class Draft:
+    """One task under construction; ``runtime`` is a bench-profile ToolRuntime and ``session`` its session id."""
+
+    task_id: str
+    domain: str
+    runtime: Any
+    session: str
+    rng: random.Random
+    variant: int = 0
+    template: str = ""
+    calls: list[GoldenCall] = field(default_factory=list)
+    explored: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    query: str | None = None
+    response_type: ResponseType | None = None
+    answers: list[str] = field(default_factory=list)
+    platforms: list[str] = field(default_factory=list)
+    predefined: dict[str, str] = field(default_factory=dict)
+    writes_state: bool = False
+    tags: list[str] = field(default_factory=list)
+    notes: str | None = None
+    extra_tools: list[str] = field(default_factory=list)
+    _tokens: dict[str, str] = field(default_factory=dict)
+
+    def pick(self, values: Any, *, offset: int = 0) -> Any:
+        """Instance ``variant``'s value of a fixed shuffle of ``values`` (distinct across a template's instances).
+
+        Raises:
+            DraftError: nothing to pick from.
+        """
+        pool = sorted(set(values), key=str)
+        if not pool:
+            raise DraftError(f"{self.task_id}: nothing to choose from")
+        random.Random(f"{self.template}:{len(pool)}").shuffle(pool)
+        return pool[(self.variant + offset) % len(pool)]
+
+    # ------------------------------------------------------------------------------------- calls
+
+    def spec(self, tool: str) -> ToolSpec:
+        return self.runtime.catalog.get(tool)
+
+    async def explore(self, tool: str, args: dict[str, Any] | None = None, *, page: int | None = None,
+                      size: int | None = None) -> ToolResult:
+        """A call that is not part of the golden trajectory (choosing entities, neighbours): recorded all the same."""
+        args = dict(args or {})
+        self.explored.append((tool, args))
+        return await self._run(tool, args, page=page, size=size)
+
+    async def call(self, tool: str, args: dict[str, Any] | None = None, *, step: int,
+                   compare: tuple[str, ...] | list[str] | None = None, page: int | None = None,
+                   size: int | None = None) -> ToolResult:
+        """A golden call at ``step`` (calls sharing a step are parallel). ``compare`` defaults to every
+        non-generic argument given; pass () when the values may differ (a free-text report, an expression)."""
+        args = dict(args or {})
+        spec = self.spec(tool)
+        stored = dict(args)
+        if spec.platform not in ("internal",) and _param(spec, ParamKind.API_KEY):
+            stored[_param(spec, ParamKind.API_KEY)] = "{" + key_name(spec.platform) + "}"
+            if spec.platform not in self.platforms:
+                self.platforms.append(spec.platform)
+        if page is not None:
+            stored[_param(spec, ParamKind.PAGE_NO)] = page
+        if size is not None:
+            stored[_param(spec, ParamKind.PAGE_SIZE)] = size
+        self.calls.append(GoldenCall(step, tool, stored, tuple(args) if compare is None else tuple(compare)))
+        if spec.writes_state:
+            self.writes_state = True
+        return await self._run(tool, args, page=page, size=size)
+
+    async def call_all_pages(self, tool: str, args: dict[str, Any], *, step: int,
+                             compare: tuple[str, ...] | list[str] | None = None,
+                             size: int | None = None) -> tuple[list[dict[str, Any]], int]:
+        """Every record of a result: page 1 at ``step``, the other pages together at ``step + 1``.
+
+        ``size`` defaults to the tool's largest page (the fewest calls: the optimal trajectory), so a
+        result pages only when it holds more records than one call can return.
+        Returns (records, the next free step). A result that fits one page takes one step.
+        """
+        spec = self.spec(tool)
+        size = size or (spec.endpoint.max_page_size if spec.endpoint is not None else MAX_PAGE)
+        first = await self.call(tool, args, step=step, compare=compare, page=1, size=size)
+        records = list(first.records)
+        pages = math.ceil((first.total_count or 0) / size)
+        for page in range(2, pages + 1):
+            records += (await self.call(tool, args, step=step + 1, compare=compare, page=page, size=size)).records
+        return records, step + (2 if pages > 1 else 1)
+
+    async def _run(self, tool: str, args: dict[str, Any], *, page: int | None, size: int | None) -> ToolResult:
+        spec = self.spec(tool)
+        actual = dict(args)
+        key_param = _param(spec, ParamKind.API_KEY)
+        if key_param:
+            actual[key_param] = await self._token(spec.platform)
+        if page is not None:
+            actual[_param(spec, ParamKind.PAGE_NO)] = page
+        if size is not None:
+            actual[_param(spec, ParamKind.PAGE_SIZE)] = size
+        result = await self.runtime.call(tool, actual, self.session)
+        if result.is_error:
+            raise DraftError(f"{self.task_id}: {tool}({args}) failed: {result.outcome.value}: {result.message}")
+        return result
+
+    async def _token(self, platform: str) -> str:
+        if platform not in self._tokens:
+            result = await self.runtime.call(f"get_{platform}_api_key", {}, self.session)
+            self._tokens[platform] = result.records[0]["api_key"]
+        return self._tokens[platform]
+
+    # ------------------------------------------------------------------------------- the question
+
+    def ask(self, query: str) -> None:
+        self.query = query
+
+    def today(self, date: str) -> None:
+        """A fixed ``current_date`` in the system state (YYYY-MM-DD), as the paper's Figure 5."""
+        self.predefined["current_date"] = date
+
+    def answer_number(self, value: float | int | str, *also: str) -> None:
+        self.response_type = ResponseType.NUMBER
+        self.answers = [_number_text(value), *also]
+
+    def answer_string(self, value: str, *also: str) -> None:
+        self.response_type = ResponseType.STRING
+        self.answers = [str(value), *(a for a in also if a != value)]
+
+    def answer_judge(self, reference: str) -> None:
+        self.response_type = ResponseType.JUDGE
+        self.answers = [reference]
+
+    def state_only(self) -> None:
+        """The task is scored on the final workspace state alone (no RESPONSE)."""
+        self.response_type = None
+        self.answers = []
+
+    def state_hash(self) -> str:
+        return self.runtime.session(self.session).workspace.state_hash()
+
+    def reward_basis(self) -> list[str]:
+        basis = [RewardBasis.ACTION.value]
+        if self.response_type is not None:
+            basis.append(RewardBasis.RESPONSE.value)
+        if self.writes_state:
+            basis.append(RewardBasis.ENVIRONMENT.value)
+        return basis
+
+
+def _param(spec: ToolSpec, kind: ParamKind) -> str | None:
+    return next((p.name for p in spec.params if p.kind is kind), None)
+
+
+def _number_text(value: float | int | str) -> str:
+    """A number as an accepted answer: integers without a decimal point, others to 2 decimals (Table 26)."""
+    if isinstance(value, str):
+        return value
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.2f}"

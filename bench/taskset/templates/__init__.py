@@ -1,0 +1,1 @@
+"""Task templates, one module per domain (importing a module registers its templates)."""
