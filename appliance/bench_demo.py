@@ -1,12 +1,13 @@
 """`kopa bench demo`: the benchmark on the embedded defaults — no network, no GPU, no keys.
 
-    kopa bench demo [--out DIR] [--rollouts 4] [--local-per-domain 2] [--local-max-turns 4] [--no-local]
+    kopa bench demo [--out DIR] [--rollouts 4] [--local-per-domain 1] [--local-max-turns 4] [--no-local]
 
 Runs the shipped KOPA-Bench task set by replaying the cassette bundle it is pinned to (recorded from the
 sandbox world by ``kopa bench build-tasks``): the oracle and the first-page baseline on every task, and the
-local model (SmolLM2-135M under llama.cpp, started and stopped here) on the first tasks of each domain,
-since a 135M model on two CPU cores takes about a minute an episode. Each run gets ``report.md`` and a
-self-contained ``report.html``; first-page is compared against the oracle; a table sums them up.
+local model (SmolLM2-135M under llama.cpp, started and stopped here) on the first task of each domain,
+since a 135M model on two CPU cores takes about a minute an episode (six episodes: about six minutes).
+Each run gets ``report.md`` and a self-contained ``report.html``; first-page is compared against the
+oracle; a table sums them up.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def demo(
     out: Annotated[Path | None, typer.Option(help="folder for the three runs (default <home>/runs/demo-<stamp>)")]
     = None,
     rollouts: Annotated[int, typer.Option(help="rollouts per task for oracle and first-page", min=1)] = 4,
-    local_per_domain: Annotated[int, typer.Option(help="tasks per domain for the local model", min=1)] = 2,
+    local_per_domain: Annotated[int, typer.Option(help="tasks per domain for the local model", min=1)] = 1,
     local_max_turns: Annotated[int, typer.Option(help="assistant turns per local-model episode", min=1)] = 4,
     local: Annotated[bool, typer.Option("--local/--no-local", help="also run the local model")] = True,
 ) -> None:

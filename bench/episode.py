@@ -37,7 +37,7 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bench.agents.base import Agent, EpisodeContext, ToolInfo, placeholder_names, resolve_placeholders
@@ -80,6 +80,16 @@ class EpisodeOutcome:
     final_state: dict[str, Any]  # the workspace snapshot at the end
     error: str | None = None  # the agent raised or timed out, or a system-state action failed
     duration_s: float = 0.0  # wall time; not part of ``scores()``, which must replay identically
+    model_turns: list[dict[str, Any]] = field(default_factory=list)  # a model agent's assistant turns, in order
+
+    def token_usage(self) -> dict[str, int]:
+        """Prompt and completion tokens over the model's turns (what the endpoint reported)."""
+        total = {"prompt_tokens": 0, "completion_tokens": 0}
+        for turn in self.model_turns:
+            for name in total:
+                value = (turn.get("usage") or {}).get(name)
+                total[name] += value if isinstance(value, int) else 0
+        return total
 
     def scores(self) -> dict[str, Any]:
         """The verdicts as plain JSON: identical for two replays of the same episode."""
@@ -100,6 +110,7 @@ class EpisodeOutcome:
         return {"task_id": self.task_id, "seed": self.seed, "rollout": self.rollout, "session_id": self.session_id,
                 "agent": self.agent, "answer": self.answer, "error": self.error, "duration_s": self.duration_s,
                 "runtime_context": self.runtime_context, "transcript": self.transcript,
+                "model_turns": self.model_turns, "usage": self.token_usage(),
                 "final_state": self.final_state, "scores": self.scores()}
 
 
@@ -160,9 +171,11 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         return result
 
     tools = tuple(_tool_info(spec, runtime) for spec in specs.values())
+    model_turns: list[dict[str, Any]] = []
     agent_context = EpisodeContext(
         task=task, system_prompt=build_system_prompt(task.response_type, context), query=task.query, tools=tools,
-        runtime_context=dict(context), response_type=task.response_type, seed=seed, rollout=rollout, call=call)
+        runtime_context=dict(context), response_type=task.response_type, seed=seed, rollout=rollout, call=call,
+        note_turn=model_turns.append)
     answer, agent_error = await _run_agent(agent, agent_context, timeout_s)
 
     action = score_action(_golden_calls(task, context), predicted,
@@ -189,7 +202,7 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         result=EpisodeResult(task_id=task.id, domain=task.domain, rollout=rollout, seed=seed, passed=passed,
                              action=action.action),
         final_state=final_state, error="; ".join(e for e in (state_error, agent_error, judge_error) if e) or None,
-        duration_s=time.monotonic() - started)
+        duration_s=time.monotonic() - started, model_turns=model_turns)
 
 
 # ---------------------------------------------------------------------------------------------- set-up

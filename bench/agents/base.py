@@ -70,6 +70,9 @@ class EpisodeContext:
     seed: int
     rollout: int
     call: CallTool = field(repr=False)
+    # a model-backed agent reports each assistant turn here (content, tool calls, token usage); the
+    # episode keeps them in its transcript line as ``model_turns``
+    note_turn: Callable[[dict[str, Any]], None] = field(default=lambda turn: None, repr=False)
 
     def tool(self, name: str) -> ToolInfo:
         """The available tool ``name``.

@@ -140,12 +140,13 @@ class OpenAIAgent:
             else {}
         async with httpx.AsyncClient(headers=headers) as client:
             for turn in range(cfg.max_turns):
-                message = await self._complete(client, messages, tools, seed, deadline)
+                message = await self._complete(client, messages, tools, seed, deadline, context, turn)
                 calls = _tool_calls(message, turn)
                 content = message.get("content")
                 if not calls:
                     if not content and cfg.retry_empty_without_tools and tools:
-                        content = (await self._complete(client, messages, [], seed, deadline)).get("content")
+                        content = (await self._complete(client, messages, [], seed, deadline, context,
+                                                        turn)).get("content")
                     return content if isinstance(content, str) and content else None
                 messages.append({"role": "assistant", "content": content if isinstance(content, str) else "",
                                  "tool_calls": [{"id": c.id, "type": "function",
@@ -159,8 +160,9 @@ class OpenAIAgent:
     # ------------------------------------------------------------------------------------ the endpoint
 
     async def _complete(self, client: httpx.AsyncClient, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                        seed: int, deadline: float) -> dict[str, Any]:
-        """The assistant message of one chat request."""
+                        seed: int, deadline: float, context: EpisodeContext | None = None,
+                        turn: int = 0) -> dict[str, Any]:
+        """The assistant message of one chat request (reported to ``context.note_turn`` with its token usage)."""
         cfg = self.config
         left = deadline - time.monotonic()
         if left <= 0:
@@ -188,6 +190,12 @@ class OpenAIAgent:
             raise EndpointError(f"{cfg.url} answered 200 with no chat completion: {response.text[:500]}") from None
         if not isinstance(message, dict):
             raise EndpointError(f"{cfg.url}: choices[0].message is {type(message).__name__}, not an object")
+        if context is not None:
+            usage = response.json().get("usage")
+            context.note_turn({"turn": turn, "with_tools": bool(tools), "content": message.get("content"),
+                               "tool_calls": message.get("tool_calls") or [],
+                               "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens")}
+                               if isinstance(usage, dict) else None})
         return message
 
     # ------------------------------------------------------------------------------------ tool calls

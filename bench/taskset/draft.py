@@ -18,8 +18,10 @@ bundle with the same seed must rebuild the same task — that is how the task se
 
 from __future__ import annotations
 
+import copy
 import math
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +160,32 @@ class Draft:
             result = await self.runtime.call(f"get_{platform}_api_key", {}, self.session)
             self._tokens[platform] = result.records[0]["api_key"]
         return self._tokens[platform]
+
+    async def retry(self, body: Callable[[int], Awaitable[None]], tries: int = 8) -> None:
+        """Run ``body(attempt)`` until the data it picks make a clean task (no tie, no missing value).
+
+        A failed attempt (``DraftError``) is rolled back: its golden calls are dropped (they stay in the
+        recording as exploring calls) and the platforms, system state, tags and workspace are restored.
+        Deterministic: the recorded data decide every retry.
+
+        Raises:
+            DraftError: no attempt succeeded; the message lists why each failed.
+        """
+        errors = []
+        for attempt in range(tries):
+            workspace = self.runtime.session(self.session).workspace
+            saved = (len(self.calls), list(self.platforms), dict(self.predefined), list(self.tags),
+                     self.writes_state, copy.deepcopy(workspace.snapshot()))
+            try:
+                await body(attempt)
+                return
+            except DraftError as exc:
+                errors.append(str(exc))
+                mark, self.platforms, self.predefined, self.tags, self.writes_state, state = saved
+                del self.calls[mark:]
+                workspace.watchlists, workspace.reports, workspace.notes = (
+                    state["watchlists"], state["reports"], state["notes"])
+        raise DraftError(f"{self.task_id}: no clean instance in {tries} attempts: {errors}")
 
     # ------------------------------------------------------------------------------- the question
 

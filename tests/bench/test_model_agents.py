@@ -43,7 +43,8 @@ class ScriptedEndpoint:
 def completion(message: dict[str, Any]) -> dict[str, Any]:
     finish = "tool_calls" if message.get("tool_calls") else "stop"
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "scripted",
-            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}]}
+            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}
 
 
 def says(content: str | None) -> Reply:
@@ -157,6 +158,11 @@ async def test_scripted_model_solves_a_task_with_parallel_calls(endpoint, episod
     tollbooths, stations = (json.loads(m["content"]) for m in results)
     assert tollbooths["total_count"] == 40 and stations["total_count"] == 51
     assert "records_omitted" not in stations  # 16K tokens is plenty for one page
+    # the transcript line keeps the model's turns and the tokens the endpoint reported
+    line = outcome.to_json()
+    assert [len(t["tool_calls"]) for t in line["model_turns"]] == [2, 1, 0]
+    assert line["model_turns"][-1]["content"].endswith("\\boxed{91}")
+    assert line["usage"] == {"prompt_tokens": 300, "completion_tokens": 30}
 
 
 async def test_request_seed_depends_on_seed_and_rollout(endpoint, episode_tasks, gateway):

@@ -137,3 +137,30 @@ def test_a_draft_becomes_a_task_with_keys_paging_and_state(catalog):
                                                                                  "add_to_watchlist"]
     assert task["max_allowed_calls"] == round(3 * 2.21)
     json.dumps(task, ensure_ascii=False)
+
+
+def test_a_failed_attempt_is_rolled_back_calls_and_workspace_alike():
+    async def draft() -> Draft:
+        gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, profile="bench")
+        try:
+            d = Draft(task_id="trf-901", domain="traffic", runtime=gateway.runtime, session="r",
+                      rng=random.Random(0), template="t")
+
+            async def body(attempt: int) -> None:
+                await d.call("add_to_watchlist", {"list_name": "역", "item": f"시도 {attempt}"}, step=0)
+                d.tags.append(f"attempt-{attempt}")
+                if attempt < 2:
+                    raise DraftError(f"attempt {attempt} tied")
+
+            await d.retry(body)
+            with pytest.raises(DraftError, match=r"no clean instance in 1 attempts: \['never'\]"):
+                async def never(attempt: int) -> None:
+                    raise DraftError("never")
+                await d.retry(never, tries=1)
+            return d
+        finally:
+            await gateway.aclose()
+
+    d = asyncio.run(draft())
+    assert [c.args["item"] for c in d.calls] == ["시도 2"] and d.tags == ["attempt-2"]
+    assert d.runtime.session("r").workspace.watchlists == {"역": {"시도 2": ""}}

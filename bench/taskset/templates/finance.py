@@ -91,23 +91,6 @@ def _unique_top(records: list[dict[str, Any]], key, *, reverse: bool = True) -> 
     return ranked[0]
 
 
-async def _retry(t: Draft, body, tries: int = 8) -> None:
-    """Run ``body(attempt)`` until the data it picks makes a clean task; a failed attempt's golden calls are
-    dropped (they stay in the recording as exploring calls). Deterministic: the data decide every retry."""
-    errors = []
-    for attempt in range(tries):
-        mark, platforms, predefined = len(t.calls), list(t.platforms), dict(t.predefined)
-        try:
-            await body(attempt)
-            return
-        except DraftError as exc:
-            errors.append(str(exc))
-            del t.calls[mark:]
-            t.platforms[:] = platforms
-            t.predefined = predefined
-    raise DraftError(f"{t.task_id}: no clean instance: {errors}")
-
-
 def _flt(record: dict[str, Any]) -> float:
     return float(record["fltRt"])
 
@@ -233,7 +216,7 @@ async def ratio_compare(t: Draft) -> None:
                   f"더 낮은 쪽 회사명을 알려 주세요.")
             t.answer_string(loser)
 
-    await _retry(t, body)
+    await t.retry(body)
     t.tags.append("comparison")
 
 
@@ -269,7 +252,7 @@ async def best_quarter(t: Draft) -> None:
                   f"단위로 알려 주세요. 4분기는 연간 실적에서 3분기 누적을 빼서 구해 주세요.")
         t.answer_number(best)
 
-    await _retry(t, body)
+    await t.retry(body)
     t.tags.append("fan-out")
 
 
@@ -321,7 +304,7 @@ async def top_mover_company(t: Draft) -> None:
                   f"주소만 답해 주세요.")
         t.answer_string(value)
 
-    await _retry(t, body, tries=4)
+    await t.retry(body, tries=4)
     t.tags.append("reduction")
 
 
@@ -372,7 +355,7 @@ async def watchlist_extreme_stock(t: Draft) -> None:
             t.ask("어제 코스피·코스닥·코넥스를 통틀어 등락률이 가장 높았던 종목을 '상승률 1위' 관심목록에 6자리 종목코드로 "
                   "넣어 주세요. 메모는 달지 마세요.")
 
-    await _retry(t, body, tries=4)
+    await t.retry(body, tries=4)
     t.state_only()
     t.tags.append("watchlist")
 
@@ -411,7 +394,7 @@ async def watchlist_sounder_company(t: Draft) -> None:
             raise DraftError("no CEO")
         await t.call("add_to_watchlist", {"list_name": list_name, "item": pick["stock_code"], "note": ceo}, step=4)
 
-    await _retry(t, body)
+    await t.retry(body)
     t.state_only()
     t.tags.append("watchlist")
 
@@ -488,7 +471,7 @@ async def largest_cb_of_day(t: Draft) -> None:
                   f"공시 당일 종가 대비 얼마나 할증(+) 또는 할인(-)됐는지 %로 소수점 둘째 자리까지 알려 주세요.")
         t.answer_number(value)
 
-    await _retry(t, body)
+    await t.retry(body)
     t.tags.append("fan-out")
 
 
@@ -553,7 +536,7 @@ async def per_compare(t: Draft) -> None:
                   f"회사는 어디예요?")
         t.answer_string(cheaper)
 
-    await _retry(t, body)
+    await t.retry(body)
     t.tags.append("comparison")
 
 
@@ -588,5 +571,5 @@ async def kosdaq_mover_pbr(t: Draft) -> None:
                   f"자리까지 구해 주세요.")
         t.answer_number(value)
 
-    await _retry(t, body, tries=4)
+    await t.retry(body, tries=4)
     t.tags.append("reduction")
