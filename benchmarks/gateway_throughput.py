@@ -27,6 +27,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -118,6 +119,7 @@ async def main(args: argparse.Namespace) -> None:
     home = Path(args.home).expanduser()
     gateway = open_gateway(upstream="sandbox", home=home, scale=args.scale)
     results: dict[str, tuple[float, float, float]] = {}
+    scratch = tempfile.TemporaryDirectory()  # the typed tool's fixture: the gateway's own tool and result
     env = {**os.environ, "KOPA_HOME": str(home), "KOPA_SANDBOX__SCALE": str(args.scale),
            "KOPA_GATEWAY__TOKENS": json.dumps([TOKEN])}
     try:
@@ -142,7 +144,7 @@ async def main(args: argparse.Namespace) -> None:
                 results["gateway built-in tool over HTTP"] = await measure(
                     lambda: client.call_tool("evaluate_expression", {"expression": "1+1"}), args.calls)
                 listed = {t.name: t for t in (await client.list_tools()).tools}  # the tool as the gateway lists it
-        fixture = home / "bench-typed-echo.json"
+        fixture = Path(scratch.name) / "typed-echo.json"
         fixture.write_text(json.dumps({"tool": listed[TOOL].model_dump(mode="json", by_alias=True, exclude_none=True),
                                        "result": sample.structured()}, ensure_ascii=False), encoding="utf-8")
         with server_process([sys.executable, __file__, "--serve-typed", str(fixture)], env) as origin:
@@ -158,6 +160,7 @@ async def main(args: argparse.Namespace) -> None:
                     lambda: client.call_tool("echo", {"text": same_bytes}), args.calls)
     finally:
         await gateway.aclose()
+        scratch.cleanup()
     print(f"\ngateway cost per call ({args.calls} sequential calls each; tool {TOOL})")
     print(f"{'path':<36} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
     for name, (rate, p50, p99) in results.items():

@@ -1,0 +1,33 @@
+"""The speed scripts of the harness and the gateway run end to end at a tiny size and print their figures."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def run(script: str, *args: str, timeout: float = 600) -> str:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=BENCHMARKS.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_harness_benchmark_runs_the_oracle_over_the_shipped_set():
+    out = run("bench_harness.py", "--rollouts", "1", "--concurrency", "2")
+    assert "oracle over 145 tasks x 1 rollouts x 1 seed(s) = 145 episodes" in out
+    assert "pass@1 1.000" in out and re.search(r"whole run \d+\.\d s", out)
+
+
+def test_gateway_benchmark_prints_every_path_and_both_ratios():
+    out = run("gateway_throughput.py", "--calls", "5", "--scale", str(TEST_SCALE), "--home", str(TEST_DATA_DIR))
+    for path in ("upstream alone", "gateway in-process", "trivial echo in-memory", "gateway over streamable HTTP",
+                 "trivial typed tool over HTTP", "trivial echo over streamable HTTP"):
+        assert path in out, out
+    assert out.count("(goal <= 2x; raw ratio") == 3
