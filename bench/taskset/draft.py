@@ -122,6 +122,24 @@ class Draft:
             self.writes_state = True
         return await self._run(tool, args, page=page, size=size)
 
+    async def explore_all(self, tool: str, args: dict[str, Any] | None = None, *, size: int = 1000) -> list[dict[str, Any]]:
+        """Every record of a result, read page by page while exploring (not golden)."""
+        args = dict(args or {})
+        first = await self.explore(tool, args, page=1, size=size)
+        records, page = list(first.records), 2
+        while len(records) < (first.total_count or 0):
+            more = await self.explore(tool, args, page=page, size=size)
+            if not more.records:
+                break
+            records += more.records
+            page += 1
+        return records
+
+    async def evaluate(self, expression: str, *, step: int) -> float:
+        """A golden ``evaluate_expression`` call (its wording may vary, so no argument is compared); its value."""
+        result = await self.call("evaluate_expression", {"expression": expression}, step=step, compare=())
+        return float(result.records[0]["value"])
+
     async def call_all_pages(self, tool: str, args: dict[str, Any], *, step: int,
                              compare: tuple[str, ...] | list[str] | None = None,
                              size: int | None = None) -> tuple[list[dict[str, Any]], int]:

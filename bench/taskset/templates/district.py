@@ -28,23 +28,8 @@ GU_CODE = {name: code for code, name in SEOUL_GU.items()}
 
 # ------------------------------------------------------------------------------------------ helpers
 
-async def _everything(t: Draft, tool: str, args: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Every record of a result, read while exploring (not golden)."""
-    args = dict(args or {})
-    first = await t.explore(tool, args, page=1, size=1000)
-    records, page = list(first.records), 2
-    while len(records) < (first.total_count or 0):
-        more = await t.explore(tool, args, page=page, size=1000)
-        if not more.records:
-            break
-        records += more.records
-        page += 1
-    return records
 
 
-async def _evaluate(t: Draft, expression: str, *, step: int) -> float:
-    result = await t.call("evaluate_expression", {"expression": expression}, step=step, compare=())
-    return float(result.records[0]["value"])
 
 
 def _total(records: list[dict[str, Any]], field: str, key: str | None = None) -> dict[str, int] | int:
@@ -111,7 +96,7 @@ async def gg_facility_per_capita(t: Draft) -> None:
         people_of[city] = sum(int(number(r["POPLTN_CNT"])) for r in pop if ages is None or r["AGE_GRP_NM"] in ages)
     ratios = {}
     for city in chosen:
-        ratios[city] = await _evaluate(t, f"{per} * {counts[city]} / {people_of[city]}", step=step)
+        ratios[city] = await t.evaluate(f"{per} * {counts[city]} / {people_of[city]}", step=step)
     best = _ranked(ratios)
     listed = ", ".join(chosen)
     t.ask((f"2025년 주민등록인구 기준으로 {listed} 중 {people}당 {facility} 수가 가장 많은 곳은 어디인가요?",
@@ -136,7 +121,7 @@ async def gg_stat_growth_fanout(t: Draft) -> None:
     growth = {}
     for city in cities:
         a, b = totals[city, 2024], totals[city, 2025]
-        growth[city] = await _evaluate(t, f"100 * ({b} - {a}) / {a}", step=step)
+        growth[city] = await t.evaluate(f"100 * ({b} - {a}) / {a}", step=step)
     best = _ranked(growth)
     t.ask(f"{', '.join(cities)} 중에서 교통사고 건수가 2024년보다 2025년에 가장 크게 늘어난(증가율 기준) 곳은 어디인가요?")
     t.answer_string(best)
@@ -154,7 +139,7 @@ async def gg_top_city_followup(t: Draft) -> None:
         cctv, step = await t.call_all_pages("gg_cctv_installation", {"SIGUN_NM": city}, step=1)
         patrol = sum(int(number(r["CAMERA_CNT"])) for r in cctv if r["INSTL_PURPS_NM"] == "생활방범")
         cameras = sum(int(number(r["CAMERA_CNT"])) for r in cctv)
-        value = await _evaluate(t, f"100 * {patrol} / {cameras}", step=step)
+        value = await t.evaluate(f"100 * {patrol} / {cameras}", step=step)
         t.ask("2025년에 5대 범죄가 가장 많이 발생한 경기도 시·군에 설치된 CCTV 카메라 중 생활방범용 카메라는 몇 %인가요? "
               "카메라 대수 기준으로, 소수 둘째 자리까지 알려 주세요.")
         t.answer_number(round(value, 2))
@@ -165,7 +150,7 @@ async def gg_top_city_followup(t: Draft) -> None:
         city = _ranked(per_city, 1)
         care, step = await t.call_all_pages("gg_postnatal_care_center",
                                             {"SIGUN_NM": city, "BSN_STATE_NM": "영업/정상"}, step=1)
-        value = await _evaluate(t, f"1000 * {len(care)} / {per_city[city]}", step=step)
+        value = await t.evaluate(f"1000 * {len(care)} / {per_city[city]}", step=step)
         t.ask("경기도에서 2025년 출생아 수가 두 번째로 많은 시·군을 찾아서, 지금 영업 중인 산후조리업소가 출생아 "
               "1,000명당 몇 곳인지 소수 둘째 자리까지 알려 주세요.")
         t.answer_number(round(value, 2))
@@ -175,7 +160,7 @@ async def gg_top_city_followup(t: Draft) -> None:
         city = _ranked(_total(accidents, "ACDNT_CNT", "SIGUN_NM"))
         zones, step = await t.call_all_pages("gg_child_protection_zone", {"SIGUN_NM": city}, step=1)
         without = sum(1 for z in zones if z["CCTV_INSTL_YN"] == "N")
-        value = await _evaluate(t, f"100 * {without} / {len(zones)}", step=step)
+        value = await t.evaluate(f"100 * {without} / {len(zones)}", step=step)
         t.ask("2025년 교통사고가 가장 많았던 경기도 시·군의 어린이보호구역 중 CCTV가 설치되지 않은 곳은 몇 %인가요? "
               "소수 둘째 자리까지 알려 주세요.")
         t.answer_number(round(value, 2))
@@ -203,7 +188,7 @@ async def seoul_licence_fanout(t: Draft) -> None:
     high, low = _ranked(counts), _ranked(counts, len(gus) - 1)
     listed = ", ".join(gus)
     if t.variant == 0:
-        value = await _evaluate(t, f"{counts[high]} - {counts[low]}", step=step)
+        value = await t.evaluate(f"{counts[high]} - {counts[low]}", step=step)
         t.ask(f"{listed} 중에서 현재 영업 중인 {_ga(business)} 가장 많은 구와 가장 적은 구의 차이는 몇 곳인가요?")
         t.answer_number(value)
     elif t.variant == 1:
@@ -212,7 +197,7 @@ async def seoul_licence_fanout(t: Draft) -> None:
               f"추가해 주세요. 메모는 남기지 마세요.")
         t.state_only()
     else:
-        value = await _evaluate(t, f"100 * {counts[high]} / ({' + '.join(str(counts[g]) for g in gus)})", step=step)
+        value = await t.evaluate(f"100 * {counts[high]} / ({' + '.join(str(counts[g]) for g in gus)})", step=step)
         t.ask(f"{listed}의 영업 중인 {business} 수를 비교해서, 가장 많은 구가 어디인지와 네 구 합계에서 차지하는 비중을 "
               f"설명해 주세요.")
         t.answer_judge(f"영업 중인 {business} 수는 {', '.join(f'{g} {counts[g]}곳' for g in gus)}으로 {_ga(high)} 가장 많고, "
@@ -242,7 +227,7 @@ async def seoul_licence_history_paging(t: Draft) -> None:
     if t.variant == 0:
         widest = {g: max(data[g], key=lambda r: number(r["SITEAREA"] or 0)) for g in pair}
         areas = {g: number(widest[g]["SITEAREA"]) for g in pair}
-        value = await _evaluate(t, f"{areas[a]} - {areas[b]}", step=step)
+        value = await t.evaluate(f"{areas[a]} - {areas[b]}", step=step)
         t.ask(f"폐업한 곳까지 포함해서 {a}와 {b}의 {business} 인허가 기록 중 각 구에서 소재지 면적이 가장 넓은 곳을 찾고, "
               f"{a} 쪽 면적에서 {b} 쪽 면적을 뺀 값(㎡)을 소수 둘째 자리까지 알려 주세요.")
         t.answer_number(round(value, 2))
@@ -255,7 +240,7 @@ async def seoul_licence_history_paging(t: Draft) -> None:
         t.answer_string(oldest[0]["BPLCNM"])
     else:
         recent = {g: sum(1 for r in data[g] if r["APVPERMYMD"][:4] >= "2020") for g in pair}
-        value = await _evaluate(t, f"{recent[a]} - {recent[b]}", step=step)
+        value = await t.evaluate(f"{recent[a]} - {recent[b]}", step=step)
         t.ask(f"{a}와 {b}의 {business} 인허가 기록(폐업·휴업 포함) 중 2020년 이후에 인허가를 받은 건수를 각각 세어, "
               f"{a}가 {b}보다 몇 건 많은지(적으면 음수) 알려 주세요.")
         t.answer_number(value)
@@ -275,7 +260,7 @@ async def seoul_top_gu_per_capita(t: Draft) -> None:
         pop, _ = await t.call_all_pages("seoul_seoul_population_stat", {"GIGAN": "2024", "JACHIGU": gu}, step=1)
         cameras = sum(int(number(r["CMR_CNT"])) for r in cctv)
         people = sum(int(number(r["POPLTN_CNT"])) for r in pop)
-        value = await _evaluate(t, f"10000 * {cameras} / {people}", step=step)
+        value = await t.evaluate(f"10000 * {cameras} / {people}", step=step)
         t.ask("서울에서 2024년 5대 범죄 발생 건수가 가장 많았던 자치구는 CCTV 카메라가 2024년 주민등록인구 1만 명당 몇 대인가요? "
               "소수 둘째 자리까지 알려 주세요.")
     else:
@@ -285,7 +270,7 @@ async def seoul_top_gu_per_capita(t: Draft) -> None:
         pop, _ = await t.call_all_pages("seoul_seoul_population_stat", {"GIGAN": "2024", "JACHIGU": gu}, step=1)
         stores = sum(int(number(r["STR_CNT"])) for r in markets)
         people = sum(int(number(r["POPLTN_CNT"])) for r in pop)
-        value = await _evaluate(t, f"1000 * {stores} / {people}", step=step)
+        value = await t.evaluate(f"1000 * {stores} / {people}", step=step)
         t.ask("2024년 사업체 수가 가장 많은 서울 자치구에서 전통시장 점포 수를 모두 더하면 2024년 인구 1,000명당 몇 개꼴인가요? "
               "소수 둘째 자리까지 알려 주세요.")
     t.answer_number(round(value, 2))

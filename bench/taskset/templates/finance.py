@@ -78,9 +78,6 @@ def _account(records: list[dict[str, Any]], name: str, field: str = "thstrm_amou
     return int(number(rows[0][field]))
 
 
-async def _evaluate(t: Draft, expression: str, *, step: int) -> float:
-    result = await t.call("evaluate_expression", {"expression": expression}, step=step, compare=())
-    return float(result.records[0]["value"])
 
 
 def _unique_top(records: list[dict[str, Any]], key, *, reverse: bool = True) -> dict[str, Any]:
@@ -140,7 +137,7 @@ async def cb_price_gap(t: Draft) -> None:
     else:
         base = int(number(cb.records[0]["cv_prc"]))
         what = "전환가액"
-    value = await _evaluate(t, f"100 * ({close} - {base}) / {base}", step=2)
+    value = await t.evaluate(f"100 * ({close} - {base}) / {base}", step=2)
     if t.variant == 0:
         t.ask(f"{_josa(name, '이가')} {year}년 {month}월에 발행을 결정한 전환사채를 기준으로, 어제 종가가 {what}보다 "
               f"몇 % 높은지(낮으면 음수로) 계산해 주세요. 소수점 둘째 자리까지요.")
@@ -188,7 +185,7 @@ async def ratio_compare(t: Draft) -> None:
         codes = [await _corp_code(t, r["corp_name"], step=0) for r in (a, b)]
         accounts = [await _key_accounts(t, c["corp_code"], "2025", "11011", step=1) for c in codes]
         if t.variant == 0:  # operating margin: which is higher
-            ratios = [await _evaluate(t, f"100 * {_account(acc, '영업이익')} / {_account(acc, '매출액')}", step=2)
+            ratios = [await t.evaluate(f"100 * {_account(acc, '영업이익')} / {_account(acc, '매출액')}", step=2)
                       for acc in accounts]
             if ratios[0] == ratios[1]:
                 raise DraftError("tie")
@@ -200,14 +197,14 @@ async def ratio_compare(t: Draft) -> None:
                   f"더 높은 회사의 대표이사는 누구인가요?")
             t.answer_string(overview.records[0]["ceo_nm"])
         elif t.variant == 1:  # debt ratio gap in percentage points
-            ratios = [await _evaluate(t, f"100 * {_account(acc, '부채총계')} / {_account(acc, '자본총계')}", step=2)
+            ratios = [await t.evaluate(f"100 * {_account(acc, '부채총계')} / {_account(acc, '자본총계')}", step=2)
                       for acc in accounts]
-            gap = await _evaluate(t, f"{ratios[0]} - {ratios[1]}", step=3)
+            gap = await t.evaluate(f"{ratios[0]} - {ratios[1]}", step=3)
             t.ask(f"2025년 말 연결재무제표 기준으로 {a['corp_name']}의 부채비율(부채총계÷자본총계×100)은 "
                   f"{b['corp_name']}보다 몇 %p 높은가요? 낮다면 음수로, 소수점 둘째 자리까지 알려 주세요.")
             t.answer_number(gap)
         else:  # net margin: which is lower
-            ratios = [await _evaluate(t, f"100 * {_account(acc, '당기순이익')} / {_account(acc, '매출액')}", step=2)
+            ratios = [await t.evaluate(f"100 * {_account(acc, '당기순이익')} / {_account(acc, '매출액')}", step=2)
                       for acc in accounts]
             if ratios[0] == ratios[1]:
                 raise DraftError("tie")
@@ -237,12 +234,12 @@ async def best_quarter(t: Draft) -> None:
         quarters = [_account(reports[c], account) for c in ("11013", "11012", "11014")]
         annual = _account(reports["11011"], account)
         q3_cumulative = _account(reports["11014"], account, "thstrm_add_amount")
-        quarters.append(int(await _evaluate(t, f"{annual} - {q3_cumulative}", step=2)))
+        quarters.append(int(await t.evaluate(f"{annual} - {q3_cumulative}", step=2)))
         best = max(quarters)
         if quarters.count(best) != 1:
             raise DraftError("tie")
         if t.variant == 0:
-            share = await _evaluate(t, f"100 * {best} / {annual}", step=3)
+            share = await t.evaluate(f"100 * {best} / {annual}", step=3)
             t.ask(f"{name}의 2025년 연결 매출액을 분기별(1~4분기, 각 3개월)로 나눴을 때 가장 많았던 분기는 연간 매출의 "
                   f"몇 %를 차지하나요? 소수점 둘째 자리까지 알려 주세요.")
             t.answer_number(share)
@@ -319,7 +316,7 @@ async def market_breadth(t: Draft) -> None:
         second, _ = await t.call_all_pages("get_stock_price_trend", {"basDt": _ymd(d2), "mrktCls": "KOSDAQ"}, step=0)
         c1 = sum(1 for r in first if _flt(r) >= 5)
         c2 = sum(1 for r in second if _flt(r) >= 5)
-        value = await _evaluate(t, f"{c1} - {c2}", step=2)
+        value = await t.evaluate(f"{c1} - {c2}", step=2)
         t.ask(f"코스닥에서 하루 5% 이상 오른 종목 수를 비교하려고 해요. 2026년 {_md(d1)}은 2026년 {_md(d2)}보다 "
               f"몇 종목 많았나요? 적었다면 음수로 답해 주세요.")
     else:
@@ -327,7 +324,7 @@ async def market_breadth(t: Draft) -> None:
         kospi, _ = await t.call_all_pages("get_stock_price_trend", {"basDt": _ymd(day), "mrktCls": "KOSPI"}, step=0)
         kosdaq, _ = await t.call_all_pages("get_stock_price_trend", {"basDt": _ymd(day), "mrktCls": "KOSDAQ"}, step=0)
         up1, up2 = sum(1 for r in kospi if _flt(r) > 0), sum(1 for r in kosdaq if _flt(r) > 0)
-        value = await _evaluate(t, f"100 * {up1} / {len(kospi)} - 100 * {up2} / {len(kosdaq)}", step=2)
+        value = await t.evaluate(f"100 * {up1} / {len(kospi)} - 100 * {up2} / {len(kosdaq)}", step=2)
         t.ask(f"2026년 {_md(day)} 종가 기준으로 상승 마감한 종목의 비율(%)이 코스피가 코스닥보다 몇 %p 높았나요? "
               f"낮았다면 음수로, 소수점 둘째 자리까지 알려 주세요.")
     t.answer_number(value)
@@ -372,14 +369,14 @@ async def watchlist_sounder_company(t: Draft) -> None:
         codes = [await _corp_code(t, r["corp_name"], step=0) for r in (a, b)]
         accounts = [await _key_accounts(t, c["corp_code"], "2025", "11011", step=1) for c in codes]
         if t.variant == 0:
-            ratios = [await _evaluate(t, f"100 * {_account(acc, '부채총계')} / {_account(acc, '자본총계')}", step=2)
+            ratios = [await t.evaluate(f"100 * {_account(acc, '부채총계')} / {_account(acc, '자본총계')}", step=2)
                       for acc in accounts]
             pick = codes[ratios.index(min(ratios))]
             list_name = "재무안정"
             t.ask(f"{_josa(a['corp_name'], '과와')} {b['corp_name']} 중 2025년 말 연결 부채비율이 더 낮은 회사를 "
                   f"'{list_name}' 관심목록에 종목코드(6자리)로 추가해 줘. 메모에는 그 회사 대표이사 이름만 적어 줘.")
         else:
-            ratios = [await _evaluate(t, f"100 * {_account(acc, '자본총계')} / {_account(acc, '자산총계')}", step=2)
+            ratios = [await t.evaluate(f"100 * {_account(acc, '자본총계')} / {_account(acc, '자산총계')}", step=2)
                       for acc in accounts]
             pick = codes[ratios.index(max(ratios))]
             list_name = "자기자본 우량"
@@ -412,7 +409,7 @@ async def exchange_filing_count(t: Draft) -> None:
         records, _ = await t.call_all_pages("search_dart_disclosures",
                                             {"bgn_de": bgn, "end_de": end, "pblntf_ty": "I", "corp_cls": cls}, step=0)
         counts.append(sum(1 for r in records if r["report_nm"] == kind))
-    value = await _evaluate(t, f"{counts[1]} - {counts[0]}", step=2)
+    value = await t.evaluate(f"{counts[1]} - {counts[0]}", step=2)
     if t.variant == 0:
         t.ask(f"{year}년 {month}월 한 달 동안 거래소 공시로 올라온 단일판매ㆍ공급계약 체결 공시(정정 제외)가 "
               f"코스닥 상장사 쪽이 코스피 상장사보다 몇 건 더 많았나요? 적었으면 음수로 답해 주세요.")
@@ -462,7 +459,7 @@ async def largest_cb_of_day(t: Draft) -> None:
         if len(price.records) != 1:
             raise DraftError(f"{t.task_id}: no price for {stock} on {day}")
         close, conv = int(number(price.records[0]["clpr"])), int(number(cb["cv_prc"]))
-        value = await _evaluate(t, f"100 * ({conv} - {close}) / {close}", step=3)
+        value = await t.evaluate(f"100 * ({conv} - {close}) / {close}", step=3)
         if t.variant == 1:
             t.ask(f"2026년 {_md(day)} 하루 동안 전환사채 발행결정을 공시한 회사 중 권면총액이 제일 큰 회사를 찾아서, 그 사채의 "
                   f"전환가액이 같은 날 그 회사 종가보다 몇 % 높은지(낮으면 음수) 소수점 둘째 자리까지 구해 주세요.")
@@ -491,7 +488,7 @@ async def fund_peak_month_growth(t: Draft) -> None:
     if len(earlier.records) != 1:
         raise DraftError(f"{t.task_id}: {len(earlier.records)} rows a year earlier")
     now, then = int(number(peak["prmfeeAmt"])), int(number(earlier.records[0]["prmfeeAmt"]))
-    value = await _evaluate(t, f"100 * ({now} - {then}) / {then}", step=2)
+    value = await t.evaluate(f"100 * ({now} - {then}) / {then}", step=2)
     if t.variant == 0:
         t.ask(f"예금보험기금 {account}에서 {year}년 중 보험료 수입이 가장 많았던 달을 찾고, 그 달의 보험료 수입이 "
               f"1년 전 같은 달보다 몇 % 늘었는지 소수점 둘째 자리까지 계산해 주세요.")
@@ -524,7 +521,7 @@ async def per_compare(t: Draft) -> None:
             profit = _account(acc, "당기순이익")
             if profit <= 0:
                 raise DraftError(f"{t.task_id}: {corp['corp_name']} lost money")
-            pers.append(await _evaluate(t, f"{int(number(price.records[0]['mrktTotAmt']))} / {profit}", step=2))
+            pers.append(await t.evaluate(f"{int(number(price.records[0]['mrktTotAmt']))} / {profit}", step=2))
         if pers[0] == pers[1]:
             raise DraftError("tie")
         cheaper = (a, b)[pers.index(min(pers))]["corp_name"]
@@ -559,7 +556,7 @@ async def kosdaq_mover_pbr(t: Draft) -> None:
         corp = await _corp_of_stock(t, top["srtnCd"], step=step)
         acc = await _key_accounts(t, corp["corp_code"], "2025", "11011", step=step + 1)
         equity = _account(acc, "자본총계")
-        value = await _evaluate(t, f"{int(number(top['mrktTotAmt']))} / {equity}", step=step + 2)
+        value = await t.evaluate(f"{int(number(top['mrktTotAmt']))} / {equity}", step=step + 2)
         if t.variant == 2:
             t.ask(f"코스닥에서 어제 {what}의 PBR을 알고 싶어요. 어제 시가총액 ÷ 2025년 말 연결 자본총계로 계산해서 소수점 "
                   f"둘째 자리까지 알려 주세요.")

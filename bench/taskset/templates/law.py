@@ -111,15 +111,6 @@ def _josa(word: str, pair: tuple[str, str]) -> str:
     return pair[0]
 
 
-async def _all_explore(t: Draft, tool: str, args: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every record of a result through exploring calls (choosing entities; not golden)."""
-    first = await t.explore(tool, args, page=1, size=100)
-    records = list(first.records)
-    page = 2
-    while len(records) < (first.total_count or 0):
-        records += (await t.explore(tool, args, page=page, size=100)).records
-        page += 1
-    return records
 
 
 async def _search(t: Draft, tool: str, args: dict[str, Any], *, step: int,
@@ -220,7 +211,7 @@ async def topic_law_article(t: Draft) -> None:
 
 async def _recent_reviewed_laws(t: Draft) -> list[str]:
     """Laws the Constitutional Court ruled on in 2024–2025 (from its decision list)."""
-    decisions = await _all_explore(t, "search_constitutional_decisions", {"edYd": "20240101~20251231"})
+    decisions = await t.explore_all("search_constitutional_decisions", {"edYd": "20240101~20251231"}, size=100)
     names = set()
     for d in decisions:
         m = _ARTICLE.match(d["사건명"].rsplit(" ", 1)[0])
@@ -285,7 +276,7 @@ def _year_range(year: int) -> str:
 async def _supreme_candidates(t: Draft, year: int) -> list[dict[str, Any]]:
     """For each case name the 대법원 used in ``year``: its last judgment that year, where that is one judgment
     and a search by the name finds only that name (the list rows, from every page of the year's judgments)."""
-    rows = await _all_explore(t, "search_court_precedents", {"curt": SUPREME, "prncYd": _year_range(year)})
+    rows = await t.explore_all("search_court_precedents", {"curt": SUPREME, "prncYd": _year_range(year)}, size=100)
     names = sorted({r["사건명"] for r in rows})
     out = []
     for name in names:
@@ -451,9 +442,6 @@ CITED_LAWS = ("건축법", "도로교통법", "의료법", "자본시장과 금�
               "주택임대차보호법", "특허법", "상표법", "가사소송법", "특정범죄 가중처벌 등에 관한 법률")
 
 
-async def _evaluate(t: Draft, expression: str, step: int) -> float:
-    result = await t.call("evaluate_expression", {"expression": expression}, step=step, compare=())
-    return float(result.records[0]["value"])
 
 
 async def _citing(t: Draft, law: str, extra: dict[str, Any] | None = None) -> tuple[int, list[dict[str, Any]]]:
@@ -464,7 +452,7 @@ async def _citing(t: Draft, law: str, extra: dict[str, Any] | None = None) -> tu
     total = first.total_count or 0
     if not 100 < total <= 300:
         return total, []
-    return total, await _all_explore(t, "search_court_precedents", args)
+    return total, await t.explore_all("search_court_precedents", args, size=100)
 
 
 @template("law", count=3)
@@ -486,12 +474,12 @@ async def case_kind_share(t: Draft) -> None:
     obj = _josa(law, ("을", "를"))
     if t.variant == 0:
         major, n_major = kinds[0]
-        ratio = await _evaluate(t, f"{n_major}/{count}", step)
+        ratio = await t.evaluate(f"{n_major}/{count}", step=step)
         t.ask(f"{law}{obj} 참조한 판례 가운데 {major} 사건은 {kind} 사건의 몇 배인가요? 소수점 둘째 자리까지 "
               f"알려 주세요.")
         t.answer_number(ratio)
     else:
-        share = await _evaluate(t, f"{count}/{total}*100", step)
+        share = await t.evaluate(f"{count}/{total}*100", step=step)
         t.ask(f"{law}{obj} 참조조문으로 든 판례 전체에서 {kind} 사건이 차지하는 비율은 몇 퍼센트인가요? "
               f"소수점 둘째 자리까지 알려 주세요." if t.variant == 1 else
               f"{law} 관련 판례(그 법을 참조한 판례) 중 {kind} 사건의 비중을 백분율로 계산해 주세요.")
@@ -527,7 +515,7 @@ async def supreme_court_year(t: Draft) -> None:
         kind = t.pick(kinds)
         a = sum(r["사건종류명"] == kind for r in first)
         b = sum(r["사건종류명"] == kind for r in second)
-        change = await _evaluate(t, f"{b} - {a}", step)
+        change = await t.evaluate(f"{b} - {a}", step=step)
         t.ask(f"대법원이 선고한 {kind} 사건은 {y1}년에 비해 {y2}년에 몇 건 늘었나요? 줄었다면 음수로 답해 주세요.")
         t.answer_number(change)
         t.tags.append("arithmetic")
@@ -624,7 +612,7 @@ async def decree_rule_gap(t: Draft) -> None:
     n_decree = len(_articles(await _law_text(t, {"MST": decree[0]["법령일련번호"]}, step=1, compare=("MST",))))
     n_rule = len(_articles(await _law_text(t, {"MST": rule[0]["법령일련번호"]}, step=1, compare=("MST",))))
     big, small = max(n_decree, n_rule), min(n_decree, n_rule)
-    gap = await _evaluate(t, f"{big} - {small}", step=2)
+    gap = await t.evaluate(f"{big} - {small}", step=2)
     if t.variant % 2 == 0:
         t.ask(f"{topic} 관련 법률 가운데 {ministry} 소관 법률의 시행령과 시행규칙을 비교하면, 장 제목을 빼고 조문 수만 "
               f"셌을 때 어느 쪽이 몇 개 더 많은가요? 차이를 숫자로 답해 주세요.")
@@ -648,7 +636,7 @@ async def last_decision_ministry(t: Draft) -> None:
     """Year → the Constitutional Court's last decision that year → the law it reviewed → its ministry (string);
     the second instance goes on to count that ministry's 법률 (by its ministry code)."""
     for year in [*_MINISTRY_YEARS[t.variant % 2::2], *range(2015, 2025)]:
-        decisions = await _all_explore(t, "search_constitutional_decisions", {"edYd": _year_range(year)})
+        decisions = await t.explore_all("search_constitutional_decisions", {"edYd": _year_range(year)}, size=100)
         if len(decisions) > 100:
             continue
         last = _unique_max(decisions, key=lambda d: d["종국일자"])
@@ -686,7 +674,7 @@ async def version_in_force(t: Draft) -> None:
         latest = await _latest_decision(t, law)
         if latest is None:
             continue
-        found = await _all_explore(t, "search_laws_by_effective_date", {"query": law})
+        found = await t.explore_all("search_laws_by_effective_date", {"query": law}, size=100)
         versions = [v for v in found if v["법령명한글"] == law]
         in_force = _unique_max([v for v in versions if v["시행일자"] <= latest["종국일자"]],
                                key=lambda v: v["시행일자"])

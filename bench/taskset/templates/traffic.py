@@ -29,18 +29,6 @@ def _ymd(day: date) -> str:
     return day.strftime("%Y%m%d")
 
 
-async def _everything(t: Draft, tool: str, args: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Every record of a result, read while exploring (not golden)."""
-    args = dict(args or {})
-    first = await t.explore(tool, args, page=1, size=1000)
-    records, page = list(first.records), 2
-    while len(records) < (first.total_count or 0):
-        more = await t.explore(tool, args, page=page, size=1000)
-        if not more.records:
-            break
-        records += more.records
-        page += 1
-    return records
 
 
 def _price(value: Any) -> float | None:
@@ -76,9 +64,6 @@ def _by_hour(records: list[dict[str, Any]]) -> dict[str, int]:
     return dict(hours)
 
 
-async def _evaluate(t: Draft, expression: str, *, step: int) -> float:
-    result = await t.call("evaluate_expression", {"expression": expression}, step=step, compare=())
-    return float(result.records[0]["value"])
 
 
 # ------------------------------------------------------------------------------ expressway: fuel & food
@@ -86,7 +71,7 @@ async def _evaluate(t: Draft, expression: str, *, step: int) -> float:
 @template("traffic", count=2)
 async def cheapest_fuel_best_food(t: Draft) -> None:
     """Route → its stations' fuel prices → the cheapest station → its rest-area code → its representative menus."""
-    fuel = await _everything(t, "get_rest_area_fuel_prices")
+    fuel = await t.explore_all("get_rest_area_fuel_prices")
     kind, label = (("gasolinePrice", "휘발유"), ("diselPrice", "경유"))[t.variant % 2]
     routes = sorted({r["routeName"] for r in fuel if sum(f["routeName"] == r["routeName"] for f in fuel) >= 6})
     valid = []
@@ -160,7 +145,7 @@ async def menu_rest_area_fuel_vs_route(t: Draft) -> None:
     if mine is None:
         raise DraftError(f"{t.task_id}: the rest area sells no {label}")
     expression = f"{int(mine)} - ({' + '.join(str(int(p)) for p in prices)}) / {len(prices)}"
-    value = await _evaluate(t, expression, step=step)
+    value = await t.evaluate(expression, step=step)
     t.ask((f"전국 고속도로 휴게소 중 {criterion} 휴게소를 찾아서, 그 휴게소 주유소의 {label} 가격이 같은 노선 휴게소 "
            f"주유소들의 평균 {label} 가격보다 몇 원 높은지(낮으면 음수) 소수 둘째 자리까지 알려 주세요.",
            f"고속도로 휴게소 음식 정보를 다 놓고 볼 때 {criterion} 곳이 있죠? 거기 주유소 {label} 값에서 같은 고속도로 "
@@ -177,9 +162,9 @@ async def menu_rest_area_fuel_vs_route(t: Draft) -> None:
 async def brand_rest_area_fuel_gap(t: Draft) -> None:
     """Route → its rest areas' brands → the one rest area with a brand → its station code → the route's
     fuel prices → its price against the route's cheapest."""
-    brands = await _everything(t, "get_rest_area_brands")
-    fuel = await _everything(t, "get_rest_area_fuel_prices")
-    locs = await _everything(t, "list_rest_area_locations")
+    brands = await t.explore_all("get_rest_area_brands")
+    fuel = await t.explore_all("get_rest_area_fuel_prices")
+    locs = await t.explore_all("list_rest_area_locations")
     by_std = {r["stdRestCd"]: r for r in locs}
     fuel_by_code = {r["serviceAreaCode"]: r for r in fuel}
     kind, label = (("gasolinePrice", "휘발유"), ("diselPrice", "경유"))[t.variant % 2]
@@ -204,7 +189,7 @@ async def brand_rest_area_fuel_gap(t: Draft) -> None:
     code = by_std[std]["serviceAreaCode"]
     mine = next(_price(r[kind]) for r in route_fuel if r["serviceAreaCode"] == code)
     cheapest = min(_price(r[kind]) for r in route_fuel if _price(r[kind]) is not None)
-    value = await _evaluate(t, f"{int(mine)} - {int(cheapest)}", step=3)
+    value = await t.evaluate(f"{int(mine)} - {int(cheapest)}", step=3)
     t.ask((f"{route} 고속도로에서 {brand} 매장이 있는 휴게소는 한 곳뿐이라던데, 그 휴게소 주유소 {label} 값은 "
            f"같은 노선에서 {label}가 제일 싼 주유소보다 몇 원 더 비싼가요?",
            f"{route}에 {brand}가 입점한 휴게소에서 기름을 넣으려고 해요. 거기 {label} 가격이 {route}에서 가장 싼 "
@@ -219,7 +204,7 @@ async def brand_rest_area_fuel_gap(t: Draft) -> None:
 async def tollbooth_yesterday_compare(t: Draft) -> None:
     """Three tollbooth names → their codes (parallel) → yesterday's volumes (parallel) → the gap (arithmetic)."""
     t.today(TODAY.isoformat())
-    booths = await _everything(t, "list_tollbooths")
+    booths = await t.explore_all("list_tollbooths")
     routes = sorted({b["routeName"] for b in booths if sum(x["routeName"] == b["routeName"] for x in booths) >= 20})
     route = t.pick(routes)
     names = sorted(b["unitName"] for b in booths if b["routeName"] == route)
@@ -241,17 +226,17 @@ async def tollbooth_yesterday_compare(t: Draft) -> None:
     low = min(chosen, key=totals.get)
     listed = ", ".join(chosen)
     if t.variant == 0:
-        value = await _evaluate(t, f"{totals[high]} - {totals[low]}", step=2)
+        value = await t.evaluate(f"{totals[high]} - {totals[low]}", step=2)
         t.ask(f"어제 {route}의 {listed} 톨게이트 가운데 교통량(입구·출구 합계)이 가장 많은 곳과 가장 적은 곳의 "
               f"차이는 몇 대인가요?")
         t.answer_number(value)
     elif t.variant == 1:
-        value = await _evaluate(t, f"100 * {totals[high]} / ({' + '.join(str(totals[n]) for n in chosen)})", step=2)
+        value = await t.evaluate(f"100 * {totals[high]} / ({' + '.join(str(totals[n]) for n in chosen)})", step=2)
         t.ask(f"{listed} 톨게이트로 어제 하이패스를 이용해 들어온 차량을 모두 더하면, 그중 가장 많은 곳이 차지하는 "
               f"비율은 몇 %인가요? 소수 둘째 자리까지 알려 주세요.")
         t.answer_number(round(value, 2))
     else:
-        value = await _evaluate(t, f"{totals[high]} - {totals[low]}", step=2)
+        value = await t.evaluate(f"{totals[high]} - {totals[low]}", step=2)
         t.ask(f"어제 하루 동안 {listed} 톨게이트 교통량을 비교해서, 어디가 가장 붐볐고 가장 한산한 곳보다 얼마나 "
               f"많았는지 설명해 주세요.")
         t.answer_judge(f"어제(2026-08-31) 교통량은 {', '.join(f'{n} {totals[n]}대' for n in chosen)}로, {high}이(가) "
@@ -264,7 +249,7 @@ async def tollbooth_peak_hour_weekago(t: Draft) -> None:
     """Tollbooth name → code → exit volumes yesterday and on the same weekday 1 and 2 weeks earlier (parallel)
     → the change at yesterday's peak hour against the earlier average."""
     t.today(TODAY.isoformat())
-    booths = await _everything(t, "list_tollbooths")
+    booths = await t.explore_all("list_tollbooths")
     names = sorted(b["unitName"] for b in booths)
     for offset in range(len(names)):
         name = t.pick(names, offset=offset)
@@ -289,7 +274,7 @@ async def tollbooth_peak_hour_weekago(t: Draft) -> None:
     a = _by_hour(now)[peak]
     if sum(earlier) == 0:
         raise DraftError(f"{t.task_id}: no volume in the earlier weeks")
-    value = await _evaluate(t, f"100 * ({a} - ({earlier[0]} + {earlier[1]}) / 2) / (({earlier[0]} + {earlier[1]}) / 2)",
+    value = await t.evaluate(f"100 * ({a} - ({earlier[0]} + {earlier[1]}) / 2) / (({earlier[0]} + {earlier[1]}) / 2)",
                             step=2)
     t.ask((f"어제 {name} 톨게이트 출구 교통량이 가장 많았던 시간대가 있죠? 그 시간대 교통량은 1주 전과 2주 전 같은 요일 "
            f"같은 시간대 교통량의 평균보다 몇 % 많았나요(적었으면 음수로)? 소수 둘째 자리까지요.",
@@ -310,7 +295,7 @@ def _late_districts(stations: list[dict[str, Any]]) -> list[str]:
 @template("traffic", count=2)
 async def bike_district_docks(t: Draft) -> None:
     """Every page of the bike-station master → dock totals or shares per district → arithmetic."""
-    stations = await _everything(t, "list_bike_stations")
+    stations = await t.explore_all("list_bike_stations")
     late = _late_districts(stations)
     first = t.pick(late)
     others = sorted({s["STA_LOC"] for s in stations} - {first})
@@ -321,13 +306,13 @@ async def bike_district_docks(t: Draft) -> None:
         high, low = sorted((first, second), key=lambda g: -docks[g])
         if docks[high] == docks[low]:
             raise DraftError(f"{t.task_id}: equal dock totals")
-        value = await _evaluate(t, f"{docks[high]} - {docks[low]}", step=step)
+        value = await t.evaluate(f"{docks[high]} - {docks[low]}", step=step)
         t.ask(f"따릉이 대여소 거치대 수를 구별로 모두 더하면 {first}와 {second} 중 어느 쪽이 몇 개 더 많은가요?")
         t.answer_judge(f"{high}의 거치대가 {docks[high]}개로 {low}({docks[low]}개)보다 {int(value)}개 더 많습니다.")
     else:
         mine = [s for s in records if s["STA_LOC"] == first]
         big = sum(1 for s in mine if number(s["HOLD_NUM"]) >= 15)
-        value = await _evaluate(t, f"100 * {big} / {len(mine)}", step=step)
+        value = await t.evaluate(f"100 * {big} / {len(mine)}", step=step)
         t.ask(f"{first}에 있는 따릉이 대여소 가운데 거치대가 15개 이상인 곳은 몇 %인가요? 소수 둘째 자리까지 알려 주세요.")
         t.answer_number(round(value, 2))
     t.tags += ["reduction", "arithmetic"]
@@ -336,7 +321,7 @@ async def bike_district_docks(t: Draft) -> None:
 @template("traffic", count=2)
 async def bike_edge_station_watchlist(t: Draft) -> None:
     """Every page of the bike-station master → a district's northernmost/southernmost station → a watchlist."""
-    stations = await _everything(t, "list_bike_stations")
+    stations = await t.explore_all("list_bike_stations")
     counts: dict[str, int] = defaultdict(int)
     for s in stations:
         counts[s["RENT_NM"]] += 1
@@ -378,7 +363,7 @@ async def subway_weekday_average(t: Draft) -> None:
         if not result.records:
             raise DraftError(f"{t.task_id}: no ridership on {args}")
         boardings.append(int(number(result.records[0]["GTON_TNOPE"])))
-    value = await _evaluate(t, f"({' + '.join(map(str, boardings))}) / 5", step=1)
+    value = await t.evaluate(f"({' + '.join(map(str, boardings))}) / 5", step=1)
     t.ask(f"지난주 월요일부터 금요일까지 {line} {station}역의 하루 평균 승차 인원은 몇 명인가요? 소수 둘째 자리까지요.")
     t.answer_number(round(value, 2))
     t.tags += ["fan-out", "arithmetic"]
@@ -405,7 +390,7 @@ async def subway_line_top_station(t: Draft) -> None:
                                              {"USE_DT": _ymd(day), "LINE_NUM": line, "SUB_STA_NM": station}, step=1)
             before.append(int(number(rows[0]["GTOFF_TNOPE"])))
         a = int(number(top["GTOFF_TNOPE"]))
-        value = await _evaluate(t, f"100 * ({a} - ({before[0]} + {before[1]}) / 2) / (({before[0]} + {before[1]}) / 2)",
+        value = await t.evaluate(f"100 * ({a} - ({before[0]} + {before[1]}) / 2) / (({before[0]} + {before[1]}) / 2)",
                                 step=2)
         t.ask(f"지난주 금요일 {line}에서 하차 인원이 가장 많았던 역은, 그 전 두 번의 금요일 평균과 비교해 하차 인원이 "
               f"몇 % 변했나요? 줄었으면 음수로, 소수 둘째 자리까지 알려 주세요.")
@@ -432,7 +417,7 @@ async def subway_line_top_station(t: Draft) -> None:
 async def bus_terminal_boardings(t: Draft) -> None:
     """Route number → its first and last stops → the route's boardings by stop last Friday → their share."""
     t.today(TODAY.isoformat())
-    routes = await _everything(t, "search_bus_routes")
+    routes = await t.explore_all("search_bus_routes")
     candidates = sorted(r["ROUTE_NM"] for r in routes if r["ROUTE_TYPE"] in ("간선", "지선"))
     for offset in range(len(candidates)):
         number_ = t.pick(candidates, offset=offset)
@@ -450,7 +435,7 @@ async def bus_terminal_boardings(t: Draft) -> None:
                                         step=1)
     on = {r["SBWY_STNS_NM"]: int(number(r["GTON_TNOPE"])) for r in records}
     total = sum(int(number(r["GTON_TNOPE"])) for r in records)
-    value = await _evaluate(t, f"100 * ({on[ends[0]]} + {on[ends[1]]}) / {total}", step=2)
+    value = await t.evaluate(f"100 * ({on[ends[0]]} + {on[ends[1]]}) / {total}", step=2)
     t.ask((f"{number_}번 버스의 기점과 종점 정류장에서 지난주 금요일에 탄 승객은 그날 이 노선 전체 승차 인원의 몇 %였나요? "
            f"소수 둘째 자리까지 알려 주세요.",
            f"지난주 금요일 {number_}번 버스 승차 인원 중 출발 정류장(기점)과 종점 정류장에서 탄 사람의 비율을 "
