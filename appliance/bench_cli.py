@@ -40,11 +40,20 @@ SHIPPED_CASSETTES = REPO / "cassettes"
 
 
 def parse_seeds(text: str) -> list[int]:
-    """'0,1,2' → [0, 1, 2]; a one-line error for anything else."""
+    """'8' → eight seeds [0, …, 7] (the paper's n = 8, Appendix C); '0,3,5' → exactly those; a one-line error
+    for anything else."""
+    text = text.strip()
+    if text.isdigit():
+        count = int(text)
+        if count < 1:
+            raise ValueError(f"--seeds {text!r}: a single number is how many seeds to run (0 … N-1); give 1 or more, "
+                             "or list seeds with commas, e.g. 0,1,2")
+        return list(range(count))
     try:
         seeds = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise ValueError(f"--seeds {text!r}: give comma-separated integers, e.g. 0,1,2") from None
+        raise ValueError(f"--seeds {text!r}: give a count (8 → seeds 0-7) or comma-separated integers, "
+                         "e.g. 0,1,2") from None
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"--seeds {text!r}: give at least one seed, none twice")
     return seeds
@@ -56,7 +65,7 @@ def run(
     tasks: Annotated[Path, typer.Option(help="task set (JSONL), all pinned to one cassette bundle "
                                              "(default: the shipped KOPA-Bench set)")] = SHIPPED_TASKS,
     rollouts: Annotated[int, typer.Option(help="rollouts per task and seed (pass@k uses k = rollouts)")] = 4,
-    seeds: Annotated[str, typer.Option(help="comma-separated seeds, e.g. 0,1,2")] = "0",
+    seeds: Annotated[str, typer.Option(help="how many seeds (8 → 0-7), or a list: 0,3,5")] = "1",
     concurrency: Annotated[int, typer.Option(help="episodes run at once")] = 1,
     run_dir: Annotated[Path | None, typer.Option(help="where episodes.jsonl and run.json go "
                                                       "(default <home>/runs/bench-<UTC stamp>)")] = None,
@@ -78,7 +87,7 @@ def run(
     _print_summary(result)
 
 
-def run_agent(agent: str, tasks: Path, *, rollouts: int = 4, seeds: str = "0", concurrency: int = 1,
+def run_agent(agent: str, tasks: Path, *, rollouts: int = 4, seeds: str = "1", concurrency: int = 1,
               run_dir: Path | None = None, upstream: str = "replay", resume: bool = True,
               cassettes: Path | None = None, per_domain: int | None = None, max_turns: int | None = None):
     """One benchmark run as ``kopa bench run`` makes it (checked options, metadata DB rows); its ``RunResult``."""

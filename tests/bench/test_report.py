@@ -284,7 +284,7 @@ def test_kopa_bench_run_records_the_run_and_a_resume_updates_the_same_row(pinned
     cassettes, tasks_file, _ = pinned
     env = _env(tmp_path, cassettes)
     run_dir = tmp_path / "run"
-    args = ["bench", "run", "--agent", "oracle", "--tasks", str(tasks_file), "--rollouts", "2", "--seeds", "0",
+    args = ["bench", "run", "--agent", "oracle", "--tasks", str(tasks_file), "--rollouts", "2", "--seeds", "1",
             "--run-dir", str(run_dir)]
     runner = CliRunner()
     done = runner.invoke(app, args, env=env)

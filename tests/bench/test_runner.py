@@ -183,11 +183,21 @@ def test_the_cli_runs_the_oracle_and_prints_the_summary(pinned, tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--agent", "gpt", "--seeds", "0"], "--agent 'gpt': choose one of oracle, first-page, openai, local"),
-    (["--agent", "oracle", "--seeds", "0,x"], "--seeds '0,x': give comma-separated integers"),
+    (["--agent", "gpt", "--seeds", "1"], "--agent 'gpt': choose one of oracle, first-page, openai, local"),
+    (["--agent", "oracle", "--seeds", "0,x"], "--seeds '0,x': give a count (8 → seeds 0-7) or comma-separated integers"),
+    (["--agent", "oracle", "--seeds", "0"], "--seeds '0': a single number is how many seeds to run"),
     (["--agent", "oracle", "--upstream", "cloud"], "--upstream 'cloud': choose one of replay, sandbox, live"),
 ])
 def test_the_cli_refuses_bad_arguments_in_one_line(pinned, tmp_path, args, message):
     done = _kopa([*args, "--tasks", str(pinned[1])], pinned[0], tmp_path / "home")
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_seeds_are_a_count_or_a_list():
+    from appliance.bench_cli import parse_seeds
+
+    assert parse_seeds("8") == list(range(8))  # the paper's n = 8 (Appendix C)
+    assert parse_seeds("1") == [0] and parse_seeds("0,3,5") == [0, 3, 5] and parse_seeds("7,") == [7]
+    with pytest.raises(ValueError, match="none twice"):
+        parse_seeds("1,1")
