@@ -15,6 +15,7 @@ the metadata DB (``KopaSettings.metadb_url``) when it starts and again when it s
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from datetime import UTC, datetime
@@ -34,9 +35,6 @@ console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 AGENT_NAMES = ("oracle", "first-page", "openai", "local")
-REPO = Path(__file__).resolve().parent.parent
-SHIPPED_TASKS = REPO / "bench" / "tasks" / "kopa-bench.jsonl"  # the KOPA-Bench task set and its bundle
-SHIPPED_CASSETTES = REPO / "cassettes"
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -62,8 +60,8 @@ def parse_seeds(text: str) -> list[int]:
 @bench_app.command("run")
 def run(
     agent: Annotated[str, typer.Option(help=f"agent: {' | '.join(AGENT_NAMES)}")],
-    tasks: Annotated[Path, typer.Option(help="task set (JSONL), all pinned to one cassette bundle "
-                                             "(default: the shipped KOPA-Bench set)")] = SHIPPED_TASKS,
+    tasks: Annotated[Path | None, typer.Option(help="task set (JSONL), all pinned to one cassette bundle "
+                                                    "(default: the shipped KOPA-Bench set)")] = None,
     rollouts: Annotated[int, typer.Option(help="rollouts per task and seed (pass@k uses k = rollouts)")] = 4,
     seeds: Annotated[str, typer.Option(help="how many seeds (8 → 0-7), or a list: 0,3,5")] = "1",
     concurrency: Annotated[int, typer.Option(help="episodes run at once")] = 1,
@@ -87,13 +85,16 @@ def run(
     _print_summary(result)
 
 
-def run_agent(agent: str, tasks: Path, *, rollouts: int = 4, seeds: str = "1", concurrency: int = 1,
+def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds: str = "1", concurrency: int = 1,
               run_dir: Path | None = None, upstream: str = "replay", resume: bool = True,
               cassettes: Path | None = None, per_domain: int | None = None, max_turns: int | None = None):
-    """One benchmark run as ``kopa bench run`` makes it (checked options, metadata DB rows); its ``RunResult``."""
+    """One benchmark run as ``kopa bench run`` makes it (checked options, metadata DB rows); its ``RunResult``.
+    ``tasks`` defaults to the shipped KOPA-Bench set."""
     from bench.runner import UPSTREAMS
     from bench.task import load_tasks
+    from bench.taskset.build import DEFAULT_TASKS
 
+    tasks = tasks or DEFAULT_TASKS
     if agent not in AGENT_NAMES:
         raise ValueError(f"--agent {agent!r}: choose one of {', '.join(AGENT_NAMES)}")
     if upstream not in UPSTREAMS:
@@ -128,11 +129,11 @@ def run_agent(agent: str, tasks: Path, *, rollouts: int = 4, seeds: str = "1", c
 
 def first_per_domain(tasks: list, n: int) -> list:
     """The first ``n`` tasks of each domain, in file order."""
-    seen: dict[str, int] = {}
+    seen: Counter[str] = Counter()
     kept = []
     for task in tasks:
-        if seen.get(task.domain, 0) < n:
-            seen[task.domain] = seen.get(task.domain, 0) + 1
+        seen[task.domain] += 1
+        if seen[task.domain] <= n:
             kept.append(task)
     return kept
 
@@ -140,12 +141,14 @@ def first_per_domain(tasks: list, n: int) -> list:
 def bundle_folder(settings: KopaSettings, bundle: str, cassettes: Path | None) -> Path:
     """Where the tasks' bundle is: ``cassettes`` when given, else the home's folder if it has the bundle's
     name, else the cassettes shipped with the appliance (the default task set's bundle)."""
+    from bench.taskset.build import DEFAULT_CASSETTES
+
     if cassettes is not None:
         return cassettes
     name = bundle.partition("@")[0]
-    if (settings.cassettes_dir / name).is_dir() or not (SHIPPED_CASSETTES / name).is_dir():
+    if (settings.cassettes_dir / name).is_dir() or not (DEFAULT_CASSETTES / name).is_dir():
         return settings.cassettes_dir
-    return SHIPPED_CASSETTES
+    return DEFAULT_CASSETTES
 
 
 async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file: Path, *, rollouts: int,

@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .bench_cli import SHIPPED_TASKS, bench_app, run_agent
+from .bench_cli import bench_app, run_agent
 from .config import KopaSettings
 
 console = Console()
@@ -37,6 +37,7 @@ def demo(
 ) -> None:
     """Oracle, first-page and the local model on the shipped task set, replayed; HTML reports and a comparison."""
     from bench.report import compare_runs, comparison_markdown, load_run, write_report
+    from bench.taskset.build import DEFAULT_TASKS
 
     out_dir = out or KopaSettings().home_dir / "runs" / f"demo-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
     plan = [("oracle", {"rollouts": rollouts}), ("first-page", {"rollouts": rollouts})]
@@ -44,14 +45,14 @@ def demo(
         plan.append(("local", {"rollouts": 1, "per_domain": local_per_domain, "max_turns": local_max_turns}))
     rows = []
     for agent, options in plan:
-        result = run_agent(agent, SHIPPED_TASKS, run_dir=out_dir / agent, **options)
+        result = run_agent(agent, DEFAULT_TASKS, run_dir=out_dir / agent, **options)
         _, html = write_report(load_run(result.out_dir), result.out_dir)
         rows.append((agent, result, html))
     comparison = compare_runs(load_run(out_dir / "oracle"), load_run(out_dir / "first-page"))
     (out_dir / "compare-oracle-first-page.md").write_text(comparison_markdown(comparison), encoding="utf-8")
 
     table = Table("agent", "tasks", "episodes", "pass@1", "pass@k", "Action", "report",
-                  title=f"KOPA-Bench on {SHIPPED_TASKS.name}, replaying {rows[0][1].config.bundle}")
+                  title=f"KOPA-Bench on {DEFAULT_TASKS.name}, replaying {rows[0][1].config.bundle}")
     for agent, result, html in rows:
         s = result.summary
         k = max(s.pass_at)

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
 from bench.report import build_report, read_run_dir
+from bench.runner import episode_result
 
 from .metadb import BenchEpisodeResult, BenchRun
 
@@ -61,10 +62,7 @@ def record_bench_run(engine: Engine, run_dir: Path) -> BenchRun:
         session.add(row)
         session.flush()  # gives a new row its id
         session.exec(delete(BenchEpisodeResult).where(col(BenchEpisodeResult.run_id) == row.id))
-        session.add_all(BenchEpisodeResult(run_id=row.id, task_id=line["task_id"], domain=line["domain"],
-                                           seed=line["seed"], rollout=line["rollout"],
-                                           passed=line["scores"]["passed"],
-                                           action=line["scores"]["action"]["action"], error=line.get("error"))
+        session.add_all(BenchEpisodeResult(run_id=row.id, error=line.get("error"), **episode_result(line).model_dump())
                         for line in files.episodes)
         session.commit()
         session.refresh(row)

@@ -18,21 +18,23 @@ from .bench_cli import bench_app
 from .config import KopaSettings
 
 console = Console()
-DEFAULT_TASKS = Path("bench/tasks/kopa-bench.jsonl")
 
 
 @bench_app.command("build-tasks")
 def build_tasks(
-    out: Annotated[Path, typer.Option(help="task file to write (JSONL)")] = DEFAULT_TASKS,
-    cassettes: Annotated[Path, typer.Option(help="cassettes folder the bundle is recorded into")] = Path("cassettes"),
+    out: Annotated[Path | None, typer.Option(help="task file to write (default: the shipped "
+                                                  "bench/tasks/kopa-bench.jsonl)")] = None,
+    cassettes: Annotated[Path | None, typer.Option(help="cassettes folder the bundle is recorded into "
+                                                        "(default: the shipped cassettes/)")] = None,
     bundle: Annotated[str, typer.Option(help="bundle name; a new version is recorded")] = "kopa-default",
 ) -> None:
     """Run every task template against the sandbox world, record the bundle and write the pinned task file."""
-    from bench.taskset.build import build_task_set
+    from bench.taskset.build import DEFAULT_CASSETTES, DEFAULT_TASKS, build_task_set
 
     settings = KopaSettings()
-    tasks = asyncio.run(build_task_set(out=out, cassettes=cassettes, bundle=bundle, home=settings.home_dir,
-                                       scale=settings.sandbox.scale))
+    out = out or DEFAULT_TASKS
+    tasks = asyncio.run(build_task_set(out=out, cassettes=cassettes or DEFAULT_CASSETTES, bundle=bundle,
+                                       home=settings.home_dir, scale=settings.sandbox.scale))
     console.print(f"{len(tasks)} tasks → {out}, pinned to {tasks[0].bundle}")
 
 

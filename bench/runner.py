@@ -46,7 +46,7 @@ from mcp_gateway.gateway import Gateway, open_gateway
 from recorder import Mode
 
 __all__ = ["EPISODES_FILE", "RUN_FILE", "UPSTREAMS", "EpisodeKey", "Progress", "RunConfig", "RunResult",
-           "open_bench_gateway", "read_episodes", "run_benchmark", "run_bundle", "summary_json"]
+           "episode_result", "open_bench_gateway", "read_episodes", "run_benchmark", "run_bundle", "summary_json"]
 
 EPISODES_FILE = "episodes.jsonl"
 RUN_FILE = "run.json"
@@ -216,7 +216,7 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
     keys = sorted((t.id, s, r) for t, s, r in plan)
     lines = [done[key] for key in keys]
     _rewrite_sorted(episodes_path, done)
-    results = [_result(line) for line in lines]
+    results = [episode_result(line) for line in lines]
     summary = summarize(results, ks=sorted({1, rollouts}))
     finished_at = _now()
     errors = [f"{line['task_id']} seed={line['seed']} rollout={line['rollout']}: {line['error']}"
@@ -342,9 +342,19 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _result(line: dict[str, Any]) -> EpisodeResult:
-    return EpisodeResult(task_id=line["task_id"], domain=line["domain"], rollout=line["rollout"], seed=line["seed"],
-                         passed=line["scores"]["passed"], action=line["scores"]["action"]["action"])
+def episode_result(line: dict[str, Any]) -> EpisodeResult:
+    """One ``episodes.jsonl`` line as a stats result.
+
+    Raises:
+        ValueError: the line lacks the domain or the scores the runner writes.
+    """
+    try:
+        return EpisodeResult(task_id=line["task_id"], domain=line["domain"], rollout=line["rollout"],
+                             seed=line["seed"], passed=line["scores"]["passed"],
+                             action=line["scores"]["action"]["action"])
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"episode {line.get('task_id')!r} seed={line.get('seed')} rollout={line.get('rollout')} "
+                         f"lacks {exc} (not written by bench.runner?)") from exc
 
 
 def _now() -> str:

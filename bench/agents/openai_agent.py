@@ -160,8 +160,7 @@ class OpenAIAgent:
     # ------------------------------------------------------------------------------------ the endpoint
 
     async def _complete(self, client: httpx.AsyncClient, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                        seed: int, deadline: float, context: EpisodeContext | None = None,
-                        turn: int = 0) -> dict[str, Any]:
+                        seed: int, deadline: float, context: EpisodeContext, turn: int) -> dict[str, Any]:
         """The assistant message of one chat request (reported to ``context.note_turn`` with its token usage)."""
         cfg = self.config
         left = deadline - time.monotonic()
@@ -185,17 +184,17 @@ class OpenAIAgent:
         if response.status_code != 200:
             raise EndpointError(f"{cfg.url} answered HTTP {response.status_code}: {response.text[:500]}")
         try:
-            message = response.json()["choices"][0]["message"]
+            completion = response.json()
+            message = completion["choices"][0]["message"]
         except (ValueError, LookupError, TypeError):
             raise EndpointError(f"{cfg.url} answered 200 with no chat completion: {response.text[:500]}") from None
         if not isinstance(message, dict):
             raise EndpointError(f"{cfg.url}: choices[0].message is {type(message).__name__}, not an object")
-        if context is not None:
-            usage = response.json().get("usage")
-            context.note_turn({"turn": turn, "with_tools": bool(tools), "content": message.get("content"),
-                               "tool_calls": message.get("tool_calls") or [],
-                               "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens")}
-                               if isinstance(usage, dict) else None})
+        usage = completion.get("usage")
+        context.note_turn({"turn": turn, "with_tools": bool(tools), "content": message.get("content"),
+                           "tool_calls": message.get("tool_calls") or [],
+                           "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens")}
+                           if isinstance(usage, dict) else None})
         return message
 
     # ------------------------------------------------------------------------------------ tool calls

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.runner import EPISODES_FILE, RUN_FILE, read_episodes
+from bench.runner import EPISODES_FILE, RUN_FILE, episode_result, read_episodes
 from bench.stats import EpisodeResult, MeanCI, Summary, mean_ci, pass_at_1_by_seed, summarize
 
 __all__ = ["DomainReport", "FailedEpisode", "RunFiles", "RunReport", "TaskRow", "build_report", "episode_result",
@@ -141,21 +141,6 @@ def read_run_dir(run_dir: Path) -> RunFiles:
         raise ValueError(f"{run_path} holds a {type(meta).__name__}, not the run's JSON object")
     episodes = read_episodes(run_dir / EPISODES_FILE)
     return RunFiles(run_dir=run_dir, meta=meta, episodes=[episodes[key] for key in sorted(episodes)])
-
-
-def episode_result(line: dict[str, Any]) -> EpisodeResult:
-    """One ``episodes.jsonl`` line as a stats result.
-
-    Raises:
-        ValueError: the line lacks the domain or the scores the runner writes.
-    """
-    try:
-        return EpisodeResult(task_id=line["task_id"], domain=line["domain"], rollout=line["rollout"],
-                             seed=line["seed"], passed=line["scores"]["passed"],
-                             action=line["scores"]["action"]["action"])
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"episode {line.get('task_id')!r} seed={line.get('seed')} rollout={line.get('rollout')} "
-                         f"lacks {exc} (not written by bench.runner?)") from exc
 
 
 def load_run(run_dir: Path) -> RunReport:

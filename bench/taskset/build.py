@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.task import Task, parse_task
+from mcp_gateway.catalog import key_tool_name
 from mcp_gateway.gateway import Gateway, open_gateway
 
 from .draft import HEADROOM, Draft, DraftError, key_name
@@ -38,7 +39,6 @@ DEFAULT_CASSETTES = REPO / "cassettes"
 DOMAIN_PREFIX = {"traffic": "trf", "finance": "fin", "education": "edu", "law": "law", "politics": "pol",
                  "district": "dst"}
 AVAILABLE_TOOLS = {"traffic": 7.5, "finance": 6.6, "education": 7.7, "law": 6.7, "politics": 8.7, "district": 8.0}
-_NEVER_OFFERED = ("get_", "_api_key")  # key tools: the harness runs them (system state)
 
 
 def load_templates() -> list[Template]:
@@ -83,8 +83,9 @@ def to_task(draft: Draft, bundle: str, catalog: Any) -> dict[str, Any]:
     golden = [{"step": c.step, "tool": c.tool, "args": c.args, "value_compare_args": list(c.compare)}
               for c in sorted(draft.calls, key=lambda c: c.step)]
     used = list(dict.fromkeys(c.tool for c in draft.calls))
-    actions = [{"name": key_name(p), "tool": f"get_{p}_api_key", "output_field": "api_key"} for p in draft.platforms]
+    actions = [{"name": key_name(p), "tool": key_tool_name(p), "output_field": "api_key"} for p in draft.platforms]
     n_calls = len(golden)
+    pages = any(_pages(c.args, catalog.get(c.tool)) for c in draft.calls)
     task: dict[str, Any] = {
         "id": draft.task_id, "query": draft.query, "domain": draft.domain,
         "platforms": draft.platforms or ["internal"],
@@ -94,8 +95,8 @@ def to_task(draft: Draft, bundle: str, catalog: Any) -> dict[str, Any]:
         "reward_basis": draft.reward_basis(),
         "max_allowed_calls": max(n_calls + 1, round(n_calls * HEADROOM[draft.domain])),
         "bundle": bundle,
-        "pages": any(_pages(c.args, catalog.get(c.tool)) for c in draft.calls),
-        "tags": sorted(set(draft.tags) | _shape_tags(golden, catalog)),
+        "pages": pages,
+        "tags": sorted(set(draft.tags) | _shape_tags(golden, pages)),
         "notes": f"template {draft.template}, instance {draft.variant}" + (f"; {draft.notes}" if draft.notes else ""),
     }
     if draft.response_type is not None:
@@ -107,12 +108,10 @@ def to_task(draft: Draft, bundle: str, catalog: Any) -> dict[str, Any]:
     return task
 
 
-def _shape_tags(golden: list[dict[str, Any]], catalog: Any) -> set[str]:
+def _shape_tags(golden: list[dict[str, Any]], pages: bool) -> set[str]:
     """Tags read off the golden trajectory: paging, parallel calls, chained steps."""
     steps = [g["step"] for g in golden]
-    tags = set()
-    if any(_pages(g["args"], catalog.get(g["tool"])) for g in golden):
-        tags.add("paging")
+    tags = {"paging"} if pages else set()
     if len(steps) != len(set(steps)):
         tags.add("parallel")
     if len(set(steps)) > 1:
@@ -131,12 +130,13 @@ def _available_tools(draft: Draft, used: list[str], catalog: Any) -> list[str]:
     target = AVAILABLE_TOOLS[draft.domain]
     rng = random.Random(f"tools:{draft.task_id}")
     want = max(len(used) + 1, int(target) + (1 if rng.random() < target - int(target) else 0))
-    tools = list(dict.fromkeys([*used, *draft.extra_tools]))
+    tools = list(used)
     platforms = {catalog.get(t).platform for t in used} - {"internal"}
     same_platform = sorted(n for n in catalog.names() if catalog.get(n).platform in platforms)
     same_domain = sorted(n for n in catalog.names() if catalog.get(n).domain == draft.domain)
     for pool in (same_platform, same_domain):
-        pool = [n for n in pool if n not in tools and not (n.startswith(_NEVER_OFFERED[0]) and n.endswith(_NEVER_OFFERED[1]))]
+        # key tools are never offered: the harness runs them (system state)
+        pool = [n for n in pool if n not in tools and n != key_tool_name(catalog.get(n).platform)]
         rng.shuffle(pool)
         tools += pool[:max(0, want - len(tools))]
     return tools

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.task import ResponseType, RewardBasis
+from mcp_gateway.catalog import key_tool_name
 from mcp_gateway.catalog.spec import ParamKind, ToolSpec
 from mcp_gateway.runtime import ToolResult
 
@@ -65,7 +66,6 @@ class Draft:
     variant: int = 0
     template: str = ""
     calls: list[GoldenCall] = field(default_factory=list)
-    explored: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     query: str | None = None
     response_type: ResponseType | None = None
     answers: list[str] = field(default_factory=list)
@@ -74,7 +74,6 @@ class Draft:
     writes_state: bool = False
     tags: list[str] = field(default_factory=list)
     notes: str | None = None
-    extra_tools: list[str] = field(default_factory=list)
     _tokens: dict[str, str] = field(default_factory=dict)
 
     def pick(self, values: Any, *, offset: int = 0) -> Any:
@@ -97,9 +96,7 @@ class Draft:
     async def explore(self, tool: str, args: dict[str, Any] | None = None, *, page: int | None = None,
                       size: int | None = None) -> ToolResult:
         """A call that is not part of the golden trajectory (choosing entities, neighbours): recorded all the same."""
-        args = dict(args or {})
-        self.explored.append((tool, args))
-        return await self._run(tool, args, page=page, size=size)
+        return await self._run(tool, dict(args or {}), page=page, size=size)
 
     async def call(self, tool: str, args: dict[str, Any] | None = None, *, step: int,
                    compare: tuple[str, ...] | list[str] | None = None, page: int | None = None,
@@ -108,18 +105,11 @@ class Draft:
         non-generic argument given; pass () when the values may differ (a free-text report, an expression)."""
         args = dict(args or {})
         spec = self.spec(tool)
-        stored = dict(args)
-        if spec.platform not in ("internal",) and _param(spec, ParamKind.API_KEY):
-            stored[_param(spec, ParamKind.API_KEY)] = "{" + key_name(spec.platform) + "}"
-            if spec.platform not in self.platforms:
-                self.platforms.append(spec.platform)
-        if page is not None:
-            stored[_param(spec, ParamKind.PAGE_NO)] = page
-        if size is not None:
-            stored[_param(spec, ParamKind.PAGE_SIZE)] = size
+        stored = _with_generics(spec, args, "{" + key_name(spec.platform) + "}", page, size)  # as the task keeps it
+        if _param(spec, ParamKind.API_KEY) and spec.platform not in self.platforms:
+            self.platforms.append(spec.platform)
         self.calls.append(GoldenCall(step, tool, stored, tuple(args) if compare is None else tuple(compare)))
-        if spec.writes_state:
-            self.writes_state = True
+        self.writes_state = self.writes_state or spec.writes_state
         return await self._run(tool, args, page=page, size=size)
 
     async def explore_all(self, tool: str, args: dict[str, Any] | None = None, *, size: int = 1000) -> list[dict[str, Any]]:
@@ -160,22 +150,15 @@ class Draft:
 
     async def _run(self, tool: str, args: dict[str, Any], *, page: int | None, size: int | None) -> ToolResult:
         spec = self.spec(tool)
-        actual = dict(args)
-        key_param = _param(spec, ParamKind.API_KEY)
-        if key_param:
-            actual[key_param] = await self._token(spec.platform)
-        if page is not None:
-            actual[_param(spec, ParamKind.PAGE_NO)] = page
-        if size is not None:
-            actual[_param(spec, ParamKind.PAGE_SIZE)] = size
-        result = await self.runtime.call(tool, actual, self.session)
+        token = await self._token(spec.platform) if _param(spec, ParamKind.API_KEY) else None
+        result = await self.runtime.call(tool, _with_generics(spec, args, token, page, size), self.session)
         if result.is_error:
             raise DraftError(f"{self.task_id}: {tool}({args}) failed: {result.outcome.value}: {result.message}")
         return result
 
     async def _token(self, platform: str) -> str:
         if platform not in self._tokens:
-            result = await self.runtime.call(f"get_{platform}_api_key", {}, self.session)
+            result = await self.runtime.call(key_tool_name(platform), {}, self.session)
             self._tokens[platform] = result.records[0]["api_key"]
         return self._tokens[platform]
 
@@ -245,6 +228,17 @@ class Draft:
 
 def _param(spec: ToolSpec, kind: ParamKind) -> str | None:
     return next((p.name for p in spec.params if p.kind is kind), None)
+
+
+def _with_generics(spec: ToolSpec, args: dict[str, Any], key: str | None, page: int | None,
+                   size: int | None) -> dict[str, Any]:
+    """``args`` plus the generic parameters: the key (a token, or the task's placeholder), page and size."""
+    out = dict(args)
+    for kind, value in ((ParamKind.API_KEY, key), (ParamKind.PAGE_NO, page), (ParamKind.PAGE_SIZE, size)):
+        name = _param(spec, kind)
+        if name is not None and value is not None:
+            out[name] = value
+    return out
 
 
 def _number_text(value: float | int | str) -> str:

@@ -23,7 +23,7 @@ import hashlib
 import json
 import mmap
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,6 @@ INDEX = "interactions.parquet"
 BODIES = "bodies.bin"
 BODIES_ZST = "bodies.bin.zst"
 SIGNATURE = "manifest.sig"
-PARTS = (INDEX, BODIES)  # an uncompressed bundle's parts; ``parts_of`` gives any bundle's
 ZSTD_LEVEL = 19  # written once, read many times: the slow, small end of zstd
 
 SCHEMA = pa.schema([
@@ -109,9 +108,9 @@ def counts_of(interactions: Sequence[Interaction]) -> dict[str, Any]:
     }
 
 
-def parts_of(manifest: Manifest) -> tuple[str, str]:
-    """The index and the bodies part this bundle has (compressed or not)."""
-    return INDEX, BODIES_ZST if BODIES_ZST in manifest.parts else BODIES
+def parts_of(parts: Mapping[str, Any]) -> tuple[str, str]:
+    """The index and the bodies part a manifest's ``parts`` list (the bodies compressed or not)."""
+    return INDEX, BODIES_ZST if BODIES_ZST in parts else BODIES
 
 
 def write_parts(folder: Path, interactions: Sequence[Interaction], *, compress: bool = False) -> dict[str, dict[str, Any]]:
@@ -141,17 +140,14 @@ def write_parts(folder: Path, interactions: Sequence[Interaction], *, compress: 
     table = pa.table({name: pa.array(columns.get(name, []), type=SCHEMA.field(name).type) for name in SCHEMA.names},
                      schema=SCHEMA)
     pq.write_table(table, folder / INDEX, compression="zstd")
-    names: tuple[str, ...] = PARTS
-    raw_bytes = (folder / BODIES).stat().st_size
+    extra: dict[str, dict[str, Any]] = {}
     if compress:
         raw = (folder / BODIES).read_bytes()
         (folder / BODIES_ZST).write_bytes(pa.Codec("zstd", compression_level=ZSTD_LEVEL).compress(raw, asbytes=True))
         (folder / BODIES).unlink()
-        names = (INDEX, BODIES_ZST)
-    parts = {name: {"sha256": file_sha256(folder / name), "bytes": (folder / name).stat().st_size} for name in names}
-    if compress:
-        parts[BODIES_ZST]["raw_bytes"] = raw_bytes
-    return parts
+        extra[BODIES_ZST] = {"raw_bytes": len(raw)}
+    return {name: {"sha256": file_sha256(folder / name), "bytes": (folder / name).stat().st_size, **extra.get(name, {})}
+            for name in parts_of(extra)}
 
 
 def file_sha256(path: Path) -> str:
@@ -215,7 +211,7 @@ class Bundle:
             table = pq.read_table(folder / INDEX, columns=LOOKUP_COLUMNS)
         except (OSError, pa.ArrowException) as exc:
             raise CorruptBundleError(f"{folder / INDEX}: unreadable ({exc})") from None
-        _, body_part = parts_of(manifest)
+        _, body_part = parts_of(manifest.parts)
         if body_part == BODIES_ZST:
             bodies = _decompress(folder / BODIES_ZST, manifest.parts[BODIES_ZST].get("raw_bytes"))
         else:
@@ -286,7 +282,7 @@ class Bundle:
 
 def verify_parts(folder: Path, manifest: Manifest) -> None:
     """Every part present with the size and SHA-256 the manifest says, and the version matching them."""
-    for name in parts_of(manifest):
+    for name in parts_of(manifest.parts):
         expected = manifest.parts.get(name)
         path = folder / name
         if expected is None:
