@@ -25,7 +25,7 @@ demo: setup
 	$(VENV)/bin/kopa bench demo
 
 test: setup
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n auto --dist loadfile
 
 bench: setup
 	$(VENV)/bin/python benchmarks/sandbox_throughput.py

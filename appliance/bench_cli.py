@@ -93,6 +93,7 @@ def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds
     from bench.runner import UPSTREAMS
     from bench.task import load_tasks
     from bench.taskset.build import DEFAULT_TASKS
+    from mcp_gateway.catalog import load_catalog
 
     tasks = tasks or DEFAULT_TASKS
     if agent not in AGENT_NAMES:
@@ -107,7 +108,7 @@ def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds
     if not tasks.is_file():
         raise ValueError(f"--tasks {tasks}: no such file")
     settings = KopaSettings()
-    task_list = load_tasks(tasks)
+    task_list = load_tasks(tasks, catalog=load_catalog())  # a golden value no call could match stops the run here
     if per_domain is not None:
         task_list = first_per_domain(task_list, per_domain)
     out_dir = run_dir or settings.home_dir / "runs" / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
@@ -304,8 +305,15 @@ def list_runs(
     if not runs:
         print(f"no benchmark runs recorded in {settings.metadb_url}")
         return
-    table = Table("id", "started", "agent", "bundle", "upstream", "seeds × rollouts", "tasks", "episodes", "pass@1",
-                  "pass@k", "Action", "95% CI", "run dir", title=escape(f"benchmark runs ({settings.metadb_url})"))
+    headers = ("id", "started", "agent", "bundle", "upstream", "seeds × rollouts", "tasks", "episodes", "pass@1",
+               "pass@k", "Action", "95% CI", "run dir")
+    # On a narrow terminal (80 columns over SSH) thirteen columns would each be cut to a few letters:
+    # show the ones an operator compares runs by, folded rather than cut.
+    shown = headers if console.width >= 140 else ("id", "agent", "episodes", "pass@1", "pass@k", "Action", "run dir")
+    table = Table(*shown, title=escape(f"benchmark runs ({settings.metadb_url})"))
+    for column in table.columns:
+        column.overflow = "fold"
+        column.min_width = {"agent": 10, "episodes": 8}.get(str(column.header), column.min_width)
 
     def pct(value: float | None) -> str:
         return "–" if value is None else f"{100 * value:.1f}"
@@ -316,5 +324,6 @@ def list_runs(
                  row.bundle, row.upstream, f"[{row.seeds}] × {row.rollouts}", str(row.n_tasks), episodes,
                  pct(row.pass_at_1), f"{pct(row.pass_at_k)} (k={row.k})" if row.k else "–", pct(row.action),
                  f"[{pct(row.ci_low)}, {pct(row.ci_high)}]" if row.ci_low is not None else "–", row.run_dir]
-        table.add_row(*(escape(cell) for cell in cells))
+        by_header = dict(zip(headers, cells, strict=True))
+        table.add_row(*(escape(by_header[h]) for h in shown))
     console.print(table)

@@ -272,7 +272,7 @@ async def _live_sample(bundle, n: int, seed: int, upstream: str, world: str | No
     from mcp_gateway.clients import SecretStore
     from recorder import Routes
     from recorder.drift import live_sample
-    from recorder.sandbox import KeyStore, World, create_sandbox_app, default_keys, ensure_world
+    from sandbox import KeyStore, World, create_sandbox_app, default_keys, ensure_world
 
     settings = KopaSettings()
     if upstream == "sandbox":

@@ -25,7 +25,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from recorder.sandbox import (
+from sandbox import (
     BUILTIN_PROFILES,
     WORLD_VERSIONS,
     KeyStore,
@@ -34,7 +34,7 @@ from recorder.sandbox import (
     load_profile,
     platform_specs,
 )
-from recorder.sandbox.faults import FaultProfileError
+from sandbox.faults import FaultProfileError
 
 from . import bench_demo, taskset_cli  # noqa: F401  (they register kopa bench demo | build-tasks | stats | audit)
 from .bench_cli import bench_app
@@ -80,7 +80,7 @@ def _settings(world: str | None = None, seed: int | None = None, **sandbox: obje
 
 
 def _keystore(settings: KopaSettings) -> KeyStore:
-    from recorder.sandbox import default_keys
+    from sandbox import default_keys
 
     keys = default_keys() | {p: k.get_secret_value() for p, k in settings.sandbox.keys.items()}
     return KeyStore.from_mapping(keys)

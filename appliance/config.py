@@ -19,7 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from recorder.sandbox import DEFAULT_SEED, PLATFORM_IDS, WORLD_VERSIONS
+from sandbox import DEFAULT_SEED, PLATFORM_IDS, WORLD_VERSIONS
 
 DEFAULT_HOME = Path("~/.kopa")
 DEFAULT_SANDBOX_HOST = "127.0.0.1"

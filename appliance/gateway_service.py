@@ -14,14 +14,14 @@ from mcp_gateway.gateway import open_gateway
 from mcp_gateway.server import ToolSet, create_gateway_app, default_toolsets, run_stdio
 
 from .config import GatewaySettings, KopaSettings, RecorderSettings
+from .sandbox_service import in_process_sandbox
 
 
 def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, recorder: RecorderSettings, *, stdio: bool,
                   log: Callable[[str], None]) -> None:
     upstream = "sandbox" if gateway.upstream == "replay" else gateway.upstream
-    opened = open_gateway(upstream=upstream, profile=gateway.profile, home=settings.home_dir,
-                          seed=settings.sandbox.seed, world_version=settings.sandbox.world,
-                          scale=settings.sandbox.scale, key_file=gateway.key_file, mode=recorder.mode,
+    opened = open_gateway(upstream=upstream, sandbox=in_process_sandbox(settings) if upstream == "sandbox" else None,
+                          profile=gateway.profile, home=settings.home_dir, key_file=gateway.key_file, mode=recorder.mode,
                           cassettes=settings.cassettes_dir, bundle=recorder.bundle,
                           stats_file=_stats_file(settings, recorder))
     if stdio:

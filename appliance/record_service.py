@@ -19,6 +19,7 @@ from mcp_gateway.gateway import open_gateway
 from recorder import BundleRef
 
 from .config import KopaSettings
+from .sandbox_service import in_process_sandbox
 
 
 class CallsFileError(ValueError):
@@ -107,9 +108,8 @@ class RecordRun:
 
 async def record_calls(settings: KopaSettings, calls: list[Call], *, bundle: str, upstream: str, inherit: bool,
                        progress: Callable[[Call, str], None] = lambda c, o: None) -> RecordRun:
-    gateway = open_gateway(upstream=upstream, home=settings.home_dir, seed=settings.sandbox.seed,
-                           world_version=settings.sandbox.world, scale=settings.sandbox.scale,
-                           key_file=settings.gateway.key_file, mode="record", cassettes=settings.cassettes_dir,
+    gateway = open_gateway(upstream=upstream, sandbox=in_process_sandbox(settings) if upstream == "sandbox" else None,
+                           home=settings.home_dir, key_file=settings.gateway.key_file, mode="record", cassettes=settings.cassettes_dir,
                            bundle=bundle, inherit=inherit)
     results = []
     try:

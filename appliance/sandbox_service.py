@@ -9,13 +9,19 @@ from dataclasses import dataclass
 import httpx
 import uvicorn
 
-from recorder.sandbox import FaultProfile, KeyStore, World, create_sandbox_app
-from recorder.sandbox.asgi import worker_environment
-from recorder.sandbox.loopback import LoopbackServer
-from recorder.sandbox.probes import PROBES, read_outcome
+from sandbox import FaultProfile, InProcessSandbox, KeyStore, World, create_sandbox_app
+from sandbox.asgi import worker_environment
+from sandbox.loopback import LoopbackServer
+from sandbox.probes import PROBES, read_outcome
 
 from .config import KopaSettings
 from .metadb import SandboxSession, WorldBuild, close_session, open_metadb, record
+
+
+def in_process_sandbox(settings: KopaSettings) -> InProcessSandbox:
+    """The configured world as an in-process upstream (for the gateway, ``kopa record``, bench runs)."""
+    return InProcessSandbox(settings.home_dir, seed=settings.sandbox.seed, version=settings.sandbox.world,
+                            scale=settings.sandbox.scale)
 
 
 class SandboxService:
@@ -39,7 +45,7 @@ class SandboxService:
             else:
                 # Worker processes rebuild the app from the environment (keys stay in memory/env only).
                 os.environ.update(worker_environment(self.world, self.keys, self.faults))
-                uvicorn.run("recorder.sandbox.asgi:app_from_env", factory=True, workers=workers,
+                uvicorn.run("sandbox.asgi:app_from_env", factory=True, workers=workers,
                             host=self.settings.sandbox.host, port=self.settings.sandbox.port,
                             log_level="warning", lifespan="off")
         finally:

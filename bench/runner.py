@@ -44,6 +44,7 @@ from bench.stats import EpisodeResult, Summary, summarize
 from bench.task import Task
 from mcp_gateway.gateway import Gateway, open_gateway
 from recorder import Mode
+from sandbox import DEFAULT_SEED, InProcessSandbox
 
 __all__ = ["EPISODES_FILE", "RUN_FILE", "UPSTREAMS", "EpisodeKey", "Progress", "RunConfig", "RunResult",
            "episode_result", "open_bench_gateway", "read_episodes", "run_benchmark", "run_bundle", "summary_json"]
@@ -125,12 +126,15 @@ def open_bench_gateway(bundle: str, *, upstream: str = "replay", home: Path | No
     """
     if upstream not in UPSTREAMS:
         raise ValueError(f"unknown upstream {upstream!r}; choose one of {', '.join(UPSTREAMS)}")
-    extra: dict[str, Any] = {} if seed is None else {"seed": seed}
     if upstream == "replay":
         return open_gateway(upstream="replay", mode="replay", profile="bench", bundle=bundle, home=home,
-                            cassettes=cassettes, stats_file=stats_file, **extra)
-    return open_gateway(upstream=upstream, mode="live", profile="bench", home=home, world_version=world_version,
-                        scale=scale, key_file=key_file, **extra)
+                            cassettes=cassettes, stats_file=stats_file)
+    in_process = None
+    if upstream == "sandbox":  # a run against the world itself, unrecorded: this is where it starts
+        in_process = InProcessSandbox(home or Path("~/.kopa").expanduser(), seed=DEFAULT_SEED if seed is None else seed,
+                                      version=world_version, scale=scale)
+    return open_gateway(upstream=upstream, sandbox=in_process, mode="live", profile="bench", home=home,
+                        key_file=key_file)
 
 
 async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent], gateway: Gateway, *,
@@ -173,7 +177,7 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
         seeds=seeds, rollouts=rollouts, concurrency=concurrency,
         tasks_file=str(tasks_file) if tasks_file is not None else None,
         tasks_sha256=hashlib.sha256(Path(tasks_file).read_bytes()).hexdigest() if tasks_file is not None else None,
-        n_tasks=len(tasks), upstream_source=_upstream_source(gateway),
+        n_tasks=len(tasks), upstream_source=gateway.describe_upstream(),
         judge=judge.config.model if judge is not None and judge.config.enabled else None)
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -285,15 +289,6 @@ def _check_gateway(gateway: Gateway, bundle: str, upstream: str) -> None:
     have = replaying.manifest
     if have.name != name or not have.version.startswith(version):
         raise ValueError(f"the tasks are pinned to bundle {bundle} but the gateway replays {have.name}@{have.version}")
-
-
-def _upstream_source(gateway: Gateway) -> str:
-    if gateway.replaying is not None:
-        return f"replay {gateway.replaying.manifest.name}@{gateway.replaying.manifest.version}"
-    if gateway.world is not None:
-        w = gateway.world
-        return f"sandbox world {w.version} seed={w.seed} scale={w.scale:g} content_hash={w.content_hash}"
-    return gateway.upstream
 
 
 def _prepare(episodes_path: Path, run_path: Path, config: RunConfig, resume: bool) -> dict[EpisodeKey, dict[str, Any]]:

@@ -30,6 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from jsonschema import Draft202012Validator
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -349,12 +350,15 @@ def _records(path: Path, text: str) -> tuple[list[tuple[str, Any]], list[str]]:
     return [(f"{name}: tasks[{i}]", raw) for i, raw in enumerate(data)], []
 
 
-def load_tasks(path: Path | str) -> list[Task]:
+def load_tasks(path: Path | str, *, catalog: _Catalog | None = None) -> list[Task]:
     """Read and validate every task of a ``.json`` (a list, or ``{"tasks": [...]}``) or ``.jsonl`` file.
 
+    ``catalog``: also check every tool and argument against it (``validate_against_catalog``), so that a
+    golden value its tool's schema rejects, which no predicted call could ever match, stops the load.
+
     Raises:
-        TaskLoadError: the file is missing or unreadable, or any task does not validate or repeats an id;
-            each problem names the task (line or position, and id) and the field.
+        TaskLoadError: the file is missing or unreadable, or any task does not validate, repeats an id or
+            (with ``catalog``) disagrees with the catalog; each problem names the task and the field.
     """
     path = Path(path)
     try:
@@ -377,6 +381,8 @@ def load_tasks(path: Path | str) -> list[Task]:
             continue
         first_seen[task.id] = where
         tasks.append(task)
+    if not problems and catalog is not None:
+        problems = validate_against_catalog(tasks, catalog)
     if problems:
         raise TaskLoadError(path, problems)
     return tasks
@@ -414,8 +420,16 @@ def _call_problems(where: str, tool: str, args: Mapping[str, Any], catalog: _Cat
     params = {p.name: p for p in spec.params}
     problems = [f"{where}.args.{a}: {tool!r} has no parameter {a!r} (parameters: {', '.join(params) or 'none'})"
                 for a in args if a not in params]
-    problems += [f"{where}.args.{a}: {args[a]!r} is not of type {params[a].type}"
-                 for a in args if a in params and not _type_ok(args[a], params[a].type)]
+    for a in args:
+        if a not in params:
+            continue
+        if not _type_ok(args[a], params[a].type):
+            problems.append(f"{where}.args.{a}: {args[a]!r} is not of type {params[a].type}")
+            continue
+        # The rest of the parameter's schema (its enum): a value it rejects no predicted call could match.
+        prop = spec.input_schema()["properties"][a]
+        problems += [f"{where}.args.{a}: {args[a]!r} violates the schema of {tool!r}: {error.message}"
+                     for error in Draft202012Validator(prop).iter_errors(args[a])]
     problems += [f"{where}.args: required parameter {p.name!r} of {tool!r} is missing"
                  for p in spec.params if p.required and not p.is_generic and p.name not in args]
     return problems

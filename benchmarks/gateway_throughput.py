@@ -49,6 +49,7 @@ from server_process import server_process  # noqa: E402  (benchmarks/ is on sys.
 from starlette.applications import Starlette  # noqa: E402
 
 from mcp_gateway.gateway import open_gateway  # noqa: E402
+from sandbox import InProcessSandbox  # noqa: E402
 
 TOOL, ARGS = "search_school_info", {"ATPT_OFCDC_SC_CODE": "T10", "numOfRows": 10}
 TOKEN = "bench-token"
@@ -117,7 +118,7 @@ def serve_typed_echo(port: int, fixture: Path) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     home = Path(args.home).expanduser()
-    gateway = open_gateway(upstream="sandbox", home=home, scale=args.scale)
+    gateway = open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=args.scale), home=home)
     results: dict[str, tuple[float, float, float]] = {}
     scratch = tempfile.TemporaryDirectory()  # the typed tool's fixture: the gateway's own tool and result
     env = {**os.environ, "KOPA_HOME": str(home), "KOPA_SANDBOX__SCALE": str(args.scale),

@@ -28,8 +28,8 @@ sys.path.insert(0, str(REPO))
 
 from server_process import server_process  # noqa: E402  (benchmarks/ is on sys.path)
 
-from recorder.sandbox import KeyStore, World, ensure_world  # noqa: E402
-from recorder.sandbox.bench_mix import request_mix  # noqa: E402
+from sandbox import KeyStore, World, ensure_world  # noqa: E402
+from sandbox.bench_mix import request_mix  # noqa: E402
 
 
 class Connection:

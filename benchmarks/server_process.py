@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from recorder.sandbox.loopback import free_port
+from sandbox.loopback import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 

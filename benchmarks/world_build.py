@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from recorder.sandbox import World, ensure_world  # noqa: E402
+from sandbox import World, ensure_world  # noqa: E402
 
 
 def main() -> None:

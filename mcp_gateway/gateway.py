@@ -1,34 +1,29 @@
 """Assemble a working gateway: catalog + platform clients + secrets + ToolRuntime.
 
-    gateway = open_gateway(upstream="sandbox", profile="chat", home=Path("~/.kopa").expanduser())
+    gateway = open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home), profile="chat")
     result = await gateway.runtime.call("search_school_info", {"ATPT_OFCDC_SC_CODE": "T10"}, "s1")
     await gateway.aclose()
 
-``upstream="sandbox"`` (the embedded default) builds or opens the sandbox world and talks to the
-emulated platforms in-process through ``httpx.ASGITransport``: no port, no network, no keys to
-configure (the sandbox's own keys are used). ``upstream="live"`` talks to the real portals with
+``upstream="sandbox"`` talks to an in-process upstream (the sandbox, built by the caller: the
+gateway never imports it) through ``httpx.ASGITransport``: no port, no network, no keys to
+configure (the upstream's own keys are used). ``upstream="live"`` talks to the real portals with
 keys from ``KOPA_KEY_<PLATFORM>`` variables or an owner-only key file. Either way the
 requests can go through the recorder's transport (``mode``): recorded into a cassette bundle,
-or replayed from one (then no upstream is contacted at all).
+or replayed from one (then no upstream is contacted at all, and none is needed).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import httpx
 
+from public_apis import PLATFORM_IDS
 from recorder import Bundle, BundleRef, CassetteStore, Mode, RecorderTransport, Recording, Routes
-from recorder.sandbox import (
-    DEFAULT_SEED,
-    KeyStore,
-    World,
-    create_sandbox_app,
-    default_keys,
-    ensure_world,
-)
 
 from .catalog import Catalog, load_catalog
 from .clients import ClientSet, Limits, PlatformURLs, SecretStore
@@ -42,6 +37,26 @@ SANDBOX_ORIGIN = "http://sandbox"
 SANDBOX_LIMITS = Limits(rate_per_s=1e6, burst=10**6, concurrency=64)
 
 
+# A strict replay sends nothing upstream, but the clients still fill each key parameter (masked in
+# fingerprints either way): with no in-process upstream to lend its keys, they fill in this.
+REPLAY_KEY = "replay-no-upstream"
+
+
+class InProcessUpstream(Protocol):
+    """An upstream served in this process over ASGI (``sandbox.InProcessSandbox`` is one)."""
+
+    keys: Mapping[str, str]  # the keys it accepts, per platform id
+
+    @property
+    def source(self) -> str: ...  # provenance written into recordings, e.g. "sandbox@v1"
+
+    def app(self) -> Any: ...  # the ASGI app; built on first use (a strict replay never asks)
+
+    def describe(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
 class GatewayConfigError(ValueError):
     """The gateway cannot be assembled as configured; the message says what to change."""
 
@@ -52,7 +67,7 @@ class Gateway:
     clients: ClientSet
     catalog: Catalog
     upstream: str
-    world: World | None = None
+    sandbox: InProcessUpstream | None = None  # the in-process upstream, when there is one
     mode: Mode = Mode.LIVE
     recording: Recording | None = None
     transport: RecorderTransport | None = None
@@ -86,16 +101,26 @@ class Gateway:
                 self.stats_file.write_text(json.dumps(self.transport.stats.as_json(), indent=1), encoding="utf-8")
         finally:
             await self.clients.aclose()
-            if self.world is not None:
-                self.world.close()
+            if self.sandbox is not None:
+                self.sandbox.close()
+
+    def describe_upstream(self) -> str:
+        """What answers this gateway's calls: the replayed bundle, the in-process world, or the upstream's name."""
+        if self.replaying is not None:
+            return f"replay {self.replaying.manifest.name}@{self.replaying.manifest.version}"
+        if self.sandbox is not None:
+            return self.sandbox.describe()
+        return self.upstream
 
 
-def open_gateway(*, upstream: str = "sandbox", profile: str = "chat", home: Path | None = None,
-                 seed: int = DEFAULT_SEED, world_version: str = "v1", scale: float = 1.0,
-                 key_file: Path | None = None, catalog: Catalog | None = None, mode: str = "live",
+def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None = None, profile: str = "chat",
+                 home: Path | None = None, key_file: Path | None = None, catalog: Catalog | None = None, mode: str = "live",
                  cassettes: Path | None = None, bundle: str | None = None, inherit: bool = True,
                  stats_file: Path | None = None) -> Gateway:
     """Build the runtime for ``upstream`` (sandbox | live | replay) in recorder ``mode``.
+
+    ``sandbox``: the in-process upstream that ``upstream="sandbox"`` talks to (required there unless
+    the mode is a strict replay; the gateway closes it). ``upstream="replay"`` needs none.
 
     ``mode``: live (no cassettes), record and replay-or-record (into bundle name ``bundle``;
     committed by ``Gateway.commit`` or on close), replay (strictly from ``bundle``: ``NAME`` for
@@ -117,16 +142,18 @@ def open_gateway(*, upstream: str = "sandbox", profile: str = "chat", home: Path
     home = home or Path("~/.kopa").expanduser()
     store = CassetteStore(cassettes or home / "cassettes")
     catalog = catalog or load_catalog()
-    world = None
     if upstream == "sandbox":
-        keys = default_keys()
-        secrets = SecretStore(keys, source="sandbox defaults")
+        if sandbox is None and mode_ is not Mode.REPLAY:
+            raise GatewayConfigError("upstream 'sandbox' needs an in-process upstream (sandbox=InProcessSandbox(...)); "
+                                     "only a strict replay runs without one")
+        keys = dict(sandbox.keys) if sandbox is not None else dict.fromkeys(PLATFORM_IDS, REPLAY_KEY)
+        secrets = SecretStore(keys, source="sandbox defaults" if sandbox is not None else "replay placeholders")
         urls = PlatformURLs.sandbox(SANDBOX_ORIGIN)
         inner: httpx.AsyncBaseTransport | None = None
         if mode_ is not Mode.REPLAY:  # replay alone needs no world
-            world = World.open(ensure_world(home, seed=seed, version=world_version, scale=scale))
-            inner = httpx.ASGITransport(create_sandbox_app(world, KeyStore.from_mapping(keys)))
-        limits, source = SANDBOX_LIMITS, f"sandbox@{world_version}"
+            assert sandbox is not None
+            inner = httpx.ASGITransport(sandbox.app())
+        limits, source = SANDBOX_LIMITS, sandbox.source if sandbox is not None else "sandbox"
     else:
         secrets = SecretStore.from_file(key_file) if key_file else SecretStore.from_env()
         urls, inner, limits, source = PlatformURLs.live(), None, None, "live"
@@ -143,6 +170,6 @@ def open_gateway(*, upstream: str = "sandbox", profile: str = "chat", home: Path
         transport = RecorderTransport(mode_, routes=Routes.from_bases(urls.bases), inner=inner,
                                       recording=recording, replay=replaying, source=source)
     clients = ClientSet(urls, transport=transport, secrets=secrets, limits=limits)
-    return Gateway(ToolRuntime(catalog, clients, secrets, profile), clients, catalog, upstream, world, mode_,
+    return Gateway(ToolRuntime(catalog, clients, secrets, profile), clients, catalog, upstream, sandbox, mode_,
                    recording, transport if isinstance(transport, RecorderTransport) else None, replaying,
                    stats_file=stats_file)

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from .sandbox import PlatformSpec, platform_specs
-
-MAIN = "main"
+from public_apis import MAIN, PlatformSpec, platform_bases
 
 
 @dataclass(frozen=True)
@@ -83,20 +81,3 @@ class Routes:
             if route.label == label:
                 return route.url
         raise UnknownRouteError(f"no base URL configured for {label!r}")
-
-
-def platform_bases(url_of: Callable[[PlatformSpec], str]) -> dict[tuple[str, str], str]:
-    """``{(platform, base name): base URL}`` over every platform spec, the URL chosen by ``url_of``.
-
-    The first spec of a platform is its main base; an extra one (학교알리미 next to NEIS) is named
-    by its host prefix.
-    """
-    bases: dict[tuple[str, str], str] = {}
-    for spec in platform_specs():
-        name = MAIN if (spec.id, MAIN) not in bases else spec.host_prefix.strip("/")
-        bases[(spec.id, name)] = url_of(spec).rstrip("/")
-    return bases
-
-
-def spec_of(platform: str) -> PlatformSpec:
-    return next(s for s in platform_specs() if s.id == platform)

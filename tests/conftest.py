@@ -2,12 +2,18 @@
 
 ``KOPA_TEST_WORLD_SCALE`` (default 1.0: the full world, as CI runs it) sets the scale of the
 world the platform tests use; 0.05 gives a small world for quick local iteration. Worlds are
-cached under ``KOPA_TEST_DATA_DIR`` (default ``.kopa/test-data``), so only the first run
-builds them.
+cached under ``KOPA_TEST_DATA_DIR`` (default ``~/.cache/kopa/test-data``, shared by every clone on
+the machine, like pip's cache) in files named by seed, version, scale and generator version: only
+the first run after a generator change builds them (~70 s each on 2 cores).
+
+Under pytest-xdist (``make test`` runs ``-n 2``) the controller starts building the v1 and v2
+worlds in two background processes before the workers start; tests that need no world run
+meanwhile, and a test that needs one waits on the world's build lock (``ensure_world``).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,12 +22,39 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from recorder.sandbox import KeyStore, World, create_sandbox_app, ensure_world
-from recorder.sandbox.loopback import LoopbackServer
+from sandbox import InProcessSandbox, KeyStore, World, create_sandbox_app, ensure_world
+from sandbox.loopback import LoopbackServer
 
 REPO = Path(__file__).resolve().parent.parent
-TEST_DATA_DIR = Path(os.environ.get("KOPA_TEST_DATA_DIR", REPO / ".kopa" / "test-data"))
+TEST_DATA_DIR = Path(os.environ.get("KOPA_TEST_DATA_DIR", Path.home() / ".cache" / "kopa" / "test-data"))
 TEST_SCALE = float(os.environ.get("KOPA_TEST_WORLD_SCALE", "1.0"))
+PREBUILT_VERSIONS = ("v1", "v2")
+_prebuilds: list[multiprocessing.Process] = []
+
+
+def _build(version: str) -> None:
+    ensure_world(TEST_DATA_DIR, version=version, scale=TEST_SCALE)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the xdist controller only: build the test worlds in parallel while the workers start."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    ctx = multiprocessing.get_context("spawn")  # a clean interpreter: no pytest state, no inherited locks
+    for version in PREBUILT_VERSIONS:
+        process = ctx.Process(target=_build, args=(version,), name=f"world-{version}", daemon=True)
+        process.start()
+        _prebuilds.append(process)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for process in _prebuilds:
+        process.join()
+
+
+def sandbox_upstream(version: str = "v1") -> InProcessSandbox:
+    """The test world as a gateway's in-process upstream (the gateway opens it on first use, closes it on close)."""
+    return InProcessSandbox(TEST_DATA_DIR, version=version, scale=TEST_SCALE)
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-PACKAGES = ["recorder.sandbox", "mcp_gateway.catalog", "mcp_gateway.clients", "mcp_gateway.runtime",
+PACKAGES = ["public_apis", "sandbox", "mcp_gateway.catalog", "mcp_gateway.clients", "mcp_gateway.runtime",
             "mcp_gateway.server", "recorder", "recorder.cassette", "recorder.drift", "bench", "bench.scoring",
             "bench.agents", "bench.report", "bench.taskset"]
 

@@ -23,7 +23,9 @@ predicted call is compatible with a golden action when (BFCL's AST checker, appl
   list of types takes any of them, and arrays and objects are checked item by item;
 * each argument named in ``value_compare_args`` equals the golden value; strings compare as BFCL's
   ``standardize_string`` does (lower case, without spaces and ``,./-_*^``, single quotes as double),
-  inside lists and dicts too; numbers compare by value (``20 == 20.0``); bools never equal numbers.
+  inside lists and dicts too; numbers compare by exact value: integers exactly (``2**53 + 1`` is not
+  ``2**53``, as corporate codes and KRW amounts need), an int and a float only when they are the
+  same number (``20 == 20.0``, which a ``number`` parameter admits); bools never equal numbers.
 
 Each predicted call matches at most one golden action; the assignment is a maximum bipartite matching
 (so two identical parallel golden calls need two predicted calls, and a greedy choice can never starve
@@ -32,7 +34,9 @@ a later golden action). Corr = matched / len(golden), and 1 when there are no go
 Efficiency (Eq. 3): CR = 1 − Ndup/Ntotal, MPC = Nopt/Ntotal, Eff = (CR + MPC)/2, and Eff = 0 when
 Ntotal > max_allowed_calls. Ntotal counts every predicted call (malformed ones too); Ndup counts the
 calls that repeat an earlier call with the same tool and the same arguments (the first one is not
-redundant); Nopt defaults to the number of golden actions (Appendix D, "Headroom"). ACTION = (Corr +
+redundant) beyond the multiplicity the golden trajectory itself requires: when the golden calls
+the same tool with the same arguments k times, the first k identical predicted calls are all needed,
+and only the (k+1)-th and later are duplicates; Nopt defaults to the number of golden actions (Appendix D, "Headroom"). ACTION = (Corr +
 Eff)/2. Two cases the paper leaves open: MPC is capped at 1 (a trajectory shorter than the golden one
 has already lost on Corr, and an uncapped MPC would push ACTION above 1); an empty trajectory for a
 task with golden actions gets CR = MPC = 0, since 0/0 says nothing and doing nothing is not efficient.
@@ -43,6 +47,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -222,7 +227,8 @@ def score_action(
 
     corr = sum(m.matched_index is not None for m in matches) / len(golden) if golden else 1.0
     n_total = len(predicted)
-    n_dup = n_total - len({_call_key(p) for p in predicted})
+    required = Counter(_call_key(g) for g in golden)
+    n_dup = sum(max(0, seen - max(1, required[key])) for key, seen in Counter(_call_key(p) for p in predicted).items())
     if n_total == 0:
         cr, mpc = (1.0, 1.0) if n_opt == 0 else (0.0, 0.0)
     else:
@@ -304,8 +310,10 @@ def _standardize(value: Any) -> Any:
         return ("str", _BFCL_STRIP.sub("", value).lower().replace("'", '"'))
     if isinstance(value, bool):
         return ("bool", value)
-    if isinstance(value, (int, float)):
-        return ("num", float(value) if math.isfinite(value) else repr(value))
+    if isinstance(value, int):
+        return ("num", value)  # exact: Python compares int with int, and int with float, without rounding
+    if isinstance(value, float):
+        return ("num", value if math.isfinite(value) else repr(value))
     if isinstance(value, (list, tuple)):
         return ("list", tuple(_standardize(v) for v in value))
     if isinstance(value, dict):
@@ -313,7 +321,7 @@ def _standardize(value: Any) -> Any:
     return ("other", repr(value))
 
 
-def _call_key(call: ToolCallLike) -> tuple[str, str]:
+def _call_key(call: ToolCallLike | GoldenActionLike) -> tuple[str, str]:
     """Identity for duplicate counting: the tool and its exact arguments (key order ignored)."""
     try:
         body = json.dumps(call.args, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -12,11 +12,13 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 from bench.agents import OracleAgent
 from bench.episode import run_episode
 from bench.task import parse_task
 from mcp_gateway.gateway import open_gateway
+from sandbox import InProcessSandbox
 
 from .build import DOMAIN_PREFIX, load_templates, task_ids, to_task, write_drafts
 from .stats import format_table, task_set_stats
@@ -26,7 +28,8 @@ async def main(names: list[str], scale: float, stats: bool) -> int:
     templates = load_templates()
     domains = {n for n in names if n in DOMAIN_PREFIX}
     only = set(names) | {tpl.name for tpl in templates if tpl.domain in domains}
-    gateway = open_gateway(upstream="sandbox", profile="bench", scale=scale)
+    gateway = open_gateway(upstream="sandbox", sandbox=InProcessSandbox(Path("~/.kopa").expanduser(), scale=scale),
+                           profile="bench")
     failures = 0
     try:
         drafts = await write_drafts(gateway.runtime, templates, only=only)

@@ -26,7 +26,7 @@ _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
 class WorldRows(Protocol):
-    """The one World method the exporter needs (``recorder.sandbox.World`` has it)."""
+    """The one World method the exporter needs (``sandbox.World`` has it)."""
 
     def rows(self, sql: str, params: Any = ...) -> list[dict[str, Any]]: ...
 

@@ -68,7 +68,7 @@ class Endpoint(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    platform: str = Field(description="platform id (recorder.sandbox.PLATFORM_IDS); base URL comes from configuration")
+    platform: str = Field(description="platform id (public_apis.PLATFORM_IDS); base URL comes from configuration")
     family: Family = Field(description="envelope family: picks the platform client")
     path: str = Field(description="path below the platform base URL, or the Seoul SERVICE name")
     base: Literal["main", "schoolinfo"] = Field("main", description="which base URL of the platform")

@@ -1,7 +1,7 @@
 """Client configuration: where each platform lives, and how hard the gateway may press it.
 
 Base URLs are configuration, not code, so the same client talks to the live portals or to
-the sandbox: ``PlatformURLs.live()`` takes the real hosts from the sandbox's platform specs,
+the sandbox: ``PlatformURLs.live()`` takes the real hosts from ``public_apis``,
 ``PlatformURLs.sandbox(origin)`` the matching sandbox mounts. A platform may have a second
 base (``edu`` → ``schoolinfo``, the 학교알리미 host next to NEIS), chosen by ``Endpoint.base``.
 """
@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from recorder.routes import platform_bases
-from recorder.sandbox import PlatformSpec
+from public_apis import MAIN, PlatformSpec, platform_bases
 
 from ..catalog.spec import Endpoint
-
-MAIN = "main"
 
 
 @dataclass(frozen=True)

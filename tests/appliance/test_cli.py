@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from recorder.sandbox.loopback import free_port
+from sandbox.loopback import free_port
 from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
 

@@ -19,7 +19,7 @@ from bench.episode import EpisodeOutcome, run_episode
 from bench.task import Task, load_tasks
 from mcp_gateway.gateway import Gateway, open_gateway
 from recorder import CassetteStore
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from tests.conftest import TEST_DATA_DIR, sandbox_upstream
 
 EPISODE_TASKS = Path(__file__).parent / "data" / "episode_tasks.jsonl"
 BUNDLE = "episode-tests"
@@ -36,7 +36,7 @@ def recorded_bundle(tmp_path_factory, episode_tasks) -> tuple[Path, dict[str, Ep
     cassettes = tmp_path_factory.mktemp("episode-cassettes")
 
     async def record() -> dict[str, EpisodeOutcome]:
-        gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, profile="bench", mode="record",
+        gateway = open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, profile="bench", mode="record",
                                cassettes=cassettes, bundle=BUNDLE)
         try:
             return {tid: await run_episode(task, OracleAgent(), gateway, seed=0)

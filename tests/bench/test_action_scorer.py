@@ -257,3 +257,44 @@ def test_a_real_catalog_schema_checks_key_paging_and_filters():
     assert score.matches[0].matched_index == 1
     assert [(p.kind, p.param) for p in score.matches[0].candidates[0].problems] == [
         (Problem.MISSING_PARAM, "KEY"), (Problem.WRONG_TYPE, "pageNo"), (Problem.UNEXPECTED_PARAM, "city")]
+
+
+# --- issue 18: large integers compare exactly; a repeat the golden requires is not a duplicate -------
+
+AMOUNT = {"type": "object", "properties": {"corp": {"type": "integer"}, "krw": {"type": "number"}},
+          "required": ["corp"]}
+
+
+@pytest.mark.parametrize("golden, predicted", [(2**53, 2**53 + 1), (10**17, 10**17 + 1), (2**63, 2**63 - 1)])
+def test_large_integers_compare_exactly(golden, predicted):
+    gold = GoldenCall("amount", {"corp": golden}, value_compare_args=("corp",))
+    wrong = score_action([gold], [PredictedCall("amount", {"corp": predicted})], {"amount": AMOUNT}, 5)
+    assert wrong.corr == 0.0
+    assert wrong.matches[0].candidates[0].problems[0].kind is Problem.WRONG_VALUE
+    right = score_action([gold], [PredictedCall("amount", {"corp": golden})], {"amount": AMOUNT}, 5)
+    assert right.corr == 1.0
+
+
+def test_an_int_widens_to_the_same_float_for_a_number_parameter_only():
+    gold = GoldenCall("amount", {"corp": 1, "krw": 2500.0}, value_compare_args=("krw",))
+    assert score_action([gold], [PredictedCall("amount", {"corp": 1, "krw": 2500})], {"amount": AMOUNT}, 5).corr == 1.0
+    # a float close to, but not, the integer golden value: 10**17 + 1 rounds to 1e17 as a float, and must not match
+    big = GoldenCall("amount", {"corp": 1, "krw": 10**17 + 1}, value_compare_args=("krw",))
+    assert score_action([big], [PredictedCall("amount", {"corp": 1, "krw": 1e17})], {"amount": AMOUNT}, 5).corr == 0.0
+    # an integer parameter never takes a float, however whole
+    as_int = GoldenCall("amount", {"corp": 20}, value_compare_args=("corp",))
+    assert score_action([as_int], [PredictedCall("amount", {"corp": 20.0})], {"amount": AMOUNT}, 5).corr == 0.0
+
+
+def test_a_repeat_the_golden_requires_is_not_a_duplicate():
+    # the golden trajectory itself calls fillTank(20) twice (EDGE's FAN junctions produce such repeats)
+    golden = [FILL_20, GoldenCall("fillTank", {"amount": 20}, ("amount",), step=1)]
+    exact = score_action(golden, [fill(20), fill(20)], SCHEMAS, 4)
+    assert (exact.corr, exact.n_dup, exact.cr, exact.mpc, exact.action) == (1.0, 0, 1.0, 1.0, 1.0)
+    # one repeat beyond what the golden needs is a duplicate: Ntotal=3, Ndup=1, CR=2/3, MPC=2/3, Eff=2/3
+    extra = score_action(golden, [fill(20), fill(20), fill(20)], SCHEMAS, 4)
+    assert extra.n_dup == 1
+    assert (extra.cr, extra.mpc, extra.action) == (pytest.approx(2 / 3), pytest.approx(2 / 3), pytest.approx(5 / 6))
+    # a golden that needs it once still counts the second identical call as a duplicate
+    once = score_action([FILL_20], [fill(20), fill(20)], SCHEMAS, 4)
+    assert (once.n_dup, once.cr) == (1, 0.5)

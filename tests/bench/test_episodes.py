@@ -17,7 +17,7 @@ from bench.prompt import RESPONSE_FORMATS, build_system_prompt
 from bench.task import ResponseType, parse_task
 from mcp_gateway.gateway import open_gateway
 from recorder.redaction import secret_forms
-from recorder.sandbox import default_keys
+from sandbox import default_keys
 from tests.bench.conftest import BUNDLE, replay_gateway
 from tests.conftest import TEST_DATA_DIR
 

@@ -330,10 +330,16 @@ def test_kopa_bench_list_prints_the_recorded_runs(runs, tmp_path):
     engine = open_metadb(env["KOPA_METADB__URL"])
     for name in ("oracle", "first-page"):
         record_bench_run(engine, runs[name])
-    listed = runner.invoke(app, ["bench", "list"], env=env)
+    listed = runner.invoke(app, ["bench", "list"], env={**env, "COLUMNS": "200"})
     assert listed.exit_code == 0, listed.output
     assert "oracle" in listed.stdout and "first-page" in listed.stdout and "66.7" in listed.stdout
     assert "[0,1] × 2" in listed.stdout
+    # 80 columns (a console over SSH): the columns runs are compared by, none of them cut
+    narrow = runner.invoke(app, ["bench", "list"], env={**env, "COLUMNS": "80"})
+    assert narrow.exit_code == 0, narrow.output
+    assert all(len(line) <= 80 for line in narrow.stdout.splitlines())
+    assert "oracle" in narrow.stdout and "first-page" in narrow.stdout and "66.7" in narrow.stdout
+    assert "…" not in narrow.stdout.split("\n", 2)[2]  # only the title may be shortened
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -41,7 +41,7 @@ from bench.scoring.response import (
     score_response,
 )
 from bench.task import load_tasks
-from recorder.sandbox.loopback import LoopbackServer, free_port
+from sandbox.loopback import LoopbackServer, free_port
 
 TASKS = {t.id: t for t in load_tasks(Path(__file__).parent / "data" / "tasks_small.jsonl")}
 NUMBER_TASK, STRING_TASK, JUDGE_TASK = TASKS["fin-001"], TASKS["fin-002"], TASKS["law-001"]

@@ -215,6 +215,19 @@ def test_the_fixture_tasks_agree_with_the_real_catalog(catalog):
     assert validate_against_catalog(load_tasks(JSONL), catalog) == []
 
 
+def test_a_golden_value_its_schema_rejects_stops_the_load_with_task_argument_and_reason(raw_tasks, catalog, tmp_path):
+    raw = _number_task(raw_tasks)
+    raw["golden_actions"][2]["args"] = {**raw["golden_actions"][2]["args"], "mrktCls": "코스피"}  # enum: KOSPI, ...
+    path = _write_jsonl(tmp_path / "tasks.jsonl", [raw])
+    assert load_tasks(path)[0].id == "fin-001"  # without a catalog only the task model is checked
+    with pytest.raises(TaskLoadError) as info:
+        load_tasks(path, catalog=catalog)
+    assert info.value.problems == [
+        "task 'fin-001': golden_actions.2.args.mrktCls: '코스피' violates the schema of 'get_stock_price_trend': "
+        "'코스피' is not one of ['KOSPI', 'KOSDAQ', 'KONEX']"]
+    assert "mrktCls" in str(info.value) and "fin-001" in str(info.value)
+
+
 def test_catalog_problems_name_the_task_the_field_and_the_fix(raw_tasks, catalog):
     raw = _number_task(raw_tasks, platforms=["dart"], available_tools=[
         "find_dart_corp_code", "get_dart_convertible_bond_issuance_decision", "get_stock_price_trend",

@@ -40,7 +40,7 @@ def outcomes(tasks, tmp_path_factory):
         gateway = open_gateway(upstream="replay", profile="bench", home=home, cassettes=DEFAULT_CASSETTES,
                                bundle=tasks[0].bundle)
         try:
-            assert gateway.world is None  # replay opens no sandbox world
+            assert gateway.sandbox is None  # replay needs no sandbox at all
             oracle = {t.id: await run_episode(t, OracleAgent(), gateway, seed=0) for t in tasks}
             first = {t.id: await run_episode(t, FirstPageAgent(), gateway, seed=0) for t in tasks}
             return oracle, first, gateway.transport.stats.as_json()

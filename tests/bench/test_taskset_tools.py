@@ -16,7 +16,7 @@ from bench.taskset.stats import format_table, task_set_stats
 from bench.taskset.values import number
 from mcp_gateway.catalog import load_catalog
 from mcp_gateway.gateway import open_gateway
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from tests.conftest import TEST_DATA_DIR, sandbox_upstream
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_number_reads_values_as_an_agent_would():
 
 def test_a_draft_becomes_a_task_with_keys_paging_and_state(catalog):
     async def draft() -> Draft:
-        gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, profile="bench")
+        gateway = open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, profile="bench")
         try:
             d = Draft(task_id="trf-900", domain="traffic", runtime=gateway.runtime, session="d",
                       rng=random.Random(0), template="t")
@@ -141,7 +141,7 @@ def test_a_draft_becomes_a_task_with_keys_paging_and_state(catalog):
 
 def test_a_failed_attempt_is_rolled_back_calls_and_workspace_alike():
     async def draft() -> Draft:
-        gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, profile="bench")
+        gateway = open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, profile="bench")
         try:
             d = Draft(task_id="trf-901", domain="traffic", runtime=gateway.runtime, session="r",
                       rng=random.Random(0), template="t")

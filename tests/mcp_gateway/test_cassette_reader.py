@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp_gateway.cassette_reader import cassette_reader
 from mcp_gateway.gateway import open_gateway
 from recorder import CassetteStore
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from tests.conftest import TEST_DATA_DIR, sandbox_upstream
 
 
 async def test_recorded_bodies_read_like_the_live_call(tmp_path, world):
@@ -14,7 +14,7 @@ async def test_recorded_bodies_read_like_the_live_call(tmp_path, world):
              ("search_laws", {"query": "민법"}), ("get_bill_detail", {"BILL_NO": bill_no})]
     results = {}
     for version in ("v1", "v2"):
-        gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, world_version=version, mode="record",
+        gateway = open_gateway(sandbox=sandbox_upstream(version), home=TEST_DATA_DIR, mode="record",
                                cassettes=tmp_path, bundle=version)
         try:
             for tool, args in calls:

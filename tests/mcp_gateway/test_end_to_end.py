@@ -20,7 +20,7 @@ from mcp_gateway.catalog import load_catalog
 from mcp_gateway.clients import ClientSet, Limits, PlatformURLs, SecretStore
 from mcp_gateway.runtime.runtime import ToolRuntime
 from mcp_gateway.server import ToolSet, build_mcp_server
-from recorder.sandbox import FaultProfile, FaultRates, create_sandbox_app, default_keys
+from sandbox import FaultProfile, FaultRates, create_sandbox_app, default_keys
 from tests.conftest import REPO, TEST_DATA_DIR, TEST_SCALE
 
 # One call per platform that needs no entity code: the sandbox answers each with records.

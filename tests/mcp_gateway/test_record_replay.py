@@ -16,8 +16,8 @@ from mcp_gateway.gateway import GatewayConfigError, open_gateway
 from recorder import CassetteStore
 from recorder.cassette import BundleNotFoundError
 from recorder.redaction import secret_forms
-from recorder.sandbox import default_keys
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from sandbox import default_keys
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE, sandbox_upstream
 
 # Calls on every platform and every envelope family (incl. DART's corpCode ZIP, 학교알리미, law bodies).
 CALLS = [
@@ -44,7 +44,7 @@ def calls_for(world) -> list[tuple[str, dict]]:
 
 
 def gateway(tmp: Path, mode: str, bundle: str = "calls", **kw):
-    return open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode=mode, cassettes=tmp, bundle=bundle, **kw)
+    return open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode=mode, cassettes=tmp, bundle=bundle, **kw)
 
 
 async def call_all(gw, calls, session="s") -> list[dict]:
@@ -85,7 +85,7 @@ def test_every_call_succeeded_while_recording(recorded, calls):
 async def test_replay_gives_identical_tool_results_on_every_platform(recorded, calls):
     tmp, results = recorded
     gw = gateway(tmp, "replay")
-    assert gw.world is None  # strict replay needs no upstream at all
+    assert gw.sandbox is not None and gw.sandbox.world is None  # strict replay never opens the world
     try:
         replayed = await call_all(gw, calls)
     finally:
@@ -106,7 +106,7 @@ async def test_replay_gives_identical_tool_results_on_every_platform(recorded, c
 ])
 async def test_any_page_and_size_of_a_recorded_query_replays(recorded, tool, args):
     tmp, _ = recorded
-    live = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE)
+    live = open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR)
     replay = gateway(tmp, "replay")
     try:
         total = (await live.runtime.call(tool, args, "s")).total_count
@@ -190,13 +190,18 @@ async def test_replay_or_record_fills_misses_into_a_new_version(recorded, tmp_pa
 
 def test_mode_configuration_errors_are_clear(tmp_path):
     with pytest.raises(GatewayConfigError, match="needs a cassette bundle name"):
-        open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="replay")
+        open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="replay")
     with pytest.raises(GatewayConfigError, match="unknown recorder mode"):
-        open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="rewind", bundle="x")
+        open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="rewind", bundle="x")
     with pytest.raises(BundleNotFoundError, match="no bundle named 'nothing'"):
-        open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="replay", cassettes=tmp_path, bundle="nothing")
+        open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="replay", cassettes=tmp_path, bundle="nothing")
     with pytest.raises(ValueError, match="invalid bundle name"):
-        open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="record", cassettes=tmp_path, bundle="../escape")
+        open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="record", cassettes=tmp_path, bundle="../escape")
+    # the gateway never builds a sandbox itself: recording or live calls need one handed in; a strict replay does not
+    with pytest.raises(GatewayConfigError, match="upstream 'sandbox' needs an in-process upstream"):
+        open_gateway(upstream="sandbox", home=TEST_DATA_DIR, mode="record", cassettes=tmp_path, bundle="x")
+    with pytest.raises(GatewayConfigError, match="only a strict replay runs without one"):
+        open_gateway(upstream="sandbox", home=TEST_DATA_DIR)
 
 
 async def test_kopa_serve_replays_by_configuration_alone(recorded, calls):

@@ -23,9 +23,9 @@ from mcp_gateway.cassette_reader import cassette_reader
 from mcp_gateway.gateway import open_gateway
 from recorder import Bundle, CassetteStore, Interaction, KeyScanner, Origin, RecorderTransport, Routes
 from recorder.drift import DriftEntry, compare, live_sample, queries
-from recorder.sandbox import KeyStore, World, create_sandbox_app, default_keys, ensure_world
 from recorder.transport import TOOL_EXTENSION
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from sandbox import KeyStore, World, create_sandbox_app, default_keys, ensure_world
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE, sandbox_upstream
 
 V2_DAY = "20261201"
 HWASEONG, DISTRICTS = "41590", {"41591", "41593", "41595", "41597"}
@@ -54,7 +54,7 @@ def calls(bill_no: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 async def record(version: str, name: str, cassettes: Path, bill_no: str) -> None:
-    gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, world_version=version, mode="record",
+    gateway = open_gateway(sandbox=sandbox_upstream(version), home=TEST_DATA_DIR, mode="record",
                            cassettes=cassettes, bundle=name)
     try:
         for tool, args in calls(bill_no):

@@ -12,15 +12,15 @@ from mcp_gateway.cassette_reader import cassette_reader
 from mcp_gateway.gateway import open_gateway
 from recorder import Bundle, CassetteStore
 from recorder.query import QueryError, coverage, query, replay_run_coverage
-from recorder.sandbox import default_keys
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from sandbox import default_keys
+from tests.conftest import TEST_DATA_DIR, sandbox_upstream
 
 CALLS = [("search_school_info", {"ATPT_OFCDC_SC_CODE": "T10"}), ("search_school_info", {"ATPT_OFCDC_SC_CODE": "B10"}),
          ("search_laws", {"query": "민법"}), ("list_tollbooths", {}), ("search_subway_stations", {"LINE_NUM": "02호선"})]
 
 
 async def record(version: str, name: str, cassettes: Path, calls) -> None:
-    gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, world_version=version, mode="record",
+    gateway = open_gateway(sandbox=sandbox_upstream(version), home=TEST_DATA_DIR, mode="record",
                            cassettes=cassettes, bundle=name)
     try:
         for tool, args in calls:
@@ -123,7 +123,7 @@ def test_coverage_with_a_reader_counts_outcomes(one):
 
 
 async def test_replay_run_coverage_names_hits_and_misses(cassettes, one):
-    gateway = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="replay", cassettes=cassettes, bundle="one")
+    gateway = open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="replay", cassettes=cassettes, bundle="one")
     try:
         assert (await gateway.runtime.call("search_laws", {"query": "민법"}, "s")).outcome.ok
         missed = await gateway.runtime.call("search_school_info", {"ATPT_OFCDC_SC_CODE": "J10"}, "s")

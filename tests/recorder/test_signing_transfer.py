@@ -17,9 +17,9 @@ import pytest
 
 from recorder import Bundle, CassetteStore, CorruptBundleError, RecorderTransport, Routes
 from recorder.cassette import BODIES, INDEX, MANIFEST, SIGNATURE
-from recorder.sandbox import default_keys
 from recorder.signing import SignatureError, generate_keypair, sign_bundle, verify_bundle_signature
 from recorder.transfer import import_bundle
+from sandbox import default_keys
 
 KEYS = default_keys()
 ORIGIN = "http://sandbox"

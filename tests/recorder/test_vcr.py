@@ -39,7 +39,6 @@ from recorder import (
 )
 from recorder.cassette import INDEX
 from recorder.redaction import KeyScanner
-from recorder.sandbox import default_keys
 from recorder.vcr import (
     VcrImportError,
     absolute_uri,
@@ -48,7 +47,8 @@ from recorder.vcr import (
     mask_secrets_for_vcr,
     mask_uri,
 )
-from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+from sandbox import default_keys
+from tests.conftest import TEST_DATA_DIR, sandbox_upstream
 
 KEYS = default_keys()
 # Seoul (key in the path), DART's corpCode ZIP (binary), data.go.kr (key with +/=), NEIS, 학교알리미
@@ -88,7 +88,7 @@ def recorded(tmp_path_factory, world):
     tmp = tmp_path_factory.mktemp("cassettes")
 
     async def record():
-        gw = open_gateway(home=TEST_DATA_DIR, scale=TEST_SCALE, mode="record", cassettes=tmp, bundle="gw")
+        gw = open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="record", cassettes=tmp, bundle="gw")
         try:
             for tool, args in calls_for(world):
                 result = await gw.runtime.call(tool, args, "s")

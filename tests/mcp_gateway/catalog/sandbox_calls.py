@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from mcp_gateway.catalog import ParamKind, ToolSpec
-from recorder.sandbox import platform_specs
+from sandbox import platform_specs
 
 # (platform id, base) -> sandbox mount of that base URL
 MOUNTS = {(s.id, "schoolinfo" if s.host_prefix == "/schoolinfo" else "main"): s.mount for s in platform_specs()}

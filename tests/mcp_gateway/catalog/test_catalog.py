@@ -20,7 +20,7 @@ from mcp_gateway.catalog import (
 )
 from mcp_gateway.catalog.catalog import SPECS_DIR
 from mcp_gateway.catalog.spec import TOOL_NAME_RULE
-from recorder.sandbox import PLATFORM_IDS, platform_specs
+from sandbox import PLATFORM_IDS, platform_specs
 
 PAPER_TOOL_COUNT = 2318
 DOMAINS = ("traffic", "finance", "education", "law", "politics", "district")

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from mcp_gateway.clients import ClientSet, Limits, PlatformURLs, SecretStore
-from recorder.sandbox import PLATFORM_IDS, KeyStore
+from sandbox import PLATFORM_IDS, KeyStore
 
 ORIGIN = "http://sandbox"
 FAST = Limits(timeout_s=10, base_delay_s=0.001, max_delay_s=0.005, rate_per_s=10_000, burst=1_000)

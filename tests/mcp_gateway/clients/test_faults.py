@@ -9,7 +9,7 @@ import pytest
 
 from mcp_gateway.clients import Limits
 from mcp_gateway.runtime.result import Outcome
-from recorder.sandbox import FaultProfile, FaultRates, create_sandbox_app
+from sandbox import FaultProfile, FaultRates, create_sandbox_app
 
 from .conftest import FAST
 from .endpoints import DART_LIST, NEIS_CLASSES, ONE_PER_PLATFORM

@@ -9,7 +9,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from mcp_gateway.clients import ClientSet, SecretError, SecretStore
-from recorder.sandbox import default_keys
+from sandbox import default_keys
 
 from .endpoints import KRX_PRICES, LAW_SEARCH, SEOUL_BIKES
 

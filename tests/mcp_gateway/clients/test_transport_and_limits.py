@@ -13,7 +13,7 @@ from mcp_gateway.clients import ClientSet, Limits, PlatformURLs
 from mcp_gateway.clients.config import MAIN
 from mcp_gateway.clients.throttle import PlatformGates, TokenBucket
 from mcp_gateway.runtime.result import Outcome
-from recorder.sandbox import PLATFORM_IDS
+from sandbox import PLATFORM_IDS
 
 from .endpoints import (
     DART_LIST,

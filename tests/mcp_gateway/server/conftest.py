@@ -11,7 +11,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcp_gateway.server import Telemetry, ToolSet, create_gateway_app, default_toolsets
-from recorder.sandbox.loopback import LoopbackServer
+from sandbox.loopback import LoopbackServer
 from tests.mcp_gateway.server.toy_runtime import ToyRuntime
 
 TOKEN = "test-gateway-token-1"

@@ -10,8 +10,8 @@ from mcp_gateway.catalog import load_catalog
 from mcp_gateway.clients import ClientSet, PlatformURLs, SecretStore
 from mcp_gateway.runtime.runtime import ToolRuntime
 from mcp_gateway.server import create_gateway_app, default_toolsets
-from recorder.sandbox import PLATFORM_IDS, KeyStore
-from recorder.sandbox.loopback import LoopbackServer
+from sandbox import PLATFORM_IDS, KeyStore
+from sandbox.loopback import LoopbackServer
 from tests.mcp_gateway.server.conftest import mcp_client
 
 
