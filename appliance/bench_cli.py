@@ -309,7 +309,8 @@ def list_runs(
                "pass@k", "Action", "95% CI", "run dir")
     # On a narrow terminal (80 columns over SSH) thirteen columns would each be cut to a few letters:
     # show the ones an operator compares runs by, folded rather than cut.
-    shown = headers if console.width >= 140 else ("id", "agent", "episodes", "pass@1", "pass@k", "Action", "run dir")
+    out = Console()  # sized now, from the terminal (or COLUMNS) this command runs in
+    shown = headers if out.width >= 140 else ("id", "agent", "episodes", "pass@1", "pass@k", "Action", "run dir")
     table = Table(*shown, title=escape(f"benchmark runs ({settings.metadb_url})"))
     for column in table.columns:
         column.overflow = "fold"
@@ -326,4 +327,4 @@ def list_runs(
                  f"[{pct(row.ci_low)}, {pct(row.ci_high)}]" if row.ci_low is not None else "–", row.run_dir]
         by_header = dict(zip(headers, cells, strict=True))
         table.add_row(*(escape(by_header[h]) for h in shown))
-    console.print(table)
+    out.print(table)
