@@ -42,7 +42,7 @@ from bench.episode import DEFAULT_EPISODE_TIMEOUT_S, EpisodeOutcome, run_episode
 from bench.scoring.judge import LLMJudge
 from bench.stats import EpisodeResult, Summary, summarize
 from bench.task import Task
-from mcp_gateway.gateway import Gateway, open_gateway
+from mcp_gateway.gateway import DEFAULT_HOME, Gateway, open_gateway
 from recorder import Mode
 from sandbox import DEFAULT_SEED, InProcessSandbox
 
@@ -131,7 +131,7 @@ def open_bench_gateway(bundle: str, *, upstream: str = "replay", home: Path | No
                             cassettes=cassettes, stats_file=stats_file)
     in_process = None
     if upstream == "sandbox":  # a run against the world itself, unrecorded: this is where it starts
-        in_process = InProcessSandbox(home or Path("~/.kopa").expanduser(), seed=DEFAULT_SEED if seed is None else seed,
+        in_process = InProcessSandbox(home or DEFAULT_HOME, seed=DEFAULT_SEED if seed is None else seed,
                                       version=world_version, scale=scale)
     return open_gateway(upstream=upstream, sandbox=in_process, mode="live", profile="bench", home=home,
                         key_file=key_file)

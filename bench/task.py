@@ -420,6 +420,7 @@ def _call_problems(where: str, tool: str, args: Mapping[str, Any], catalog: _Cat
     params = {p.name: p for p in spec.params}
     problems = [f"{where}.args.{a}: {tool!r} has no parameter {a!r} (parameters: {', '.join(params) or 'none'})"
                 for a in args if a not in params]
+    properties = spec.input_schema()["properties"]
     for a in args:
         if a not in params:
             continue
@@ -427,9 +428,8 @@ def _call_problems(where: str, tool: str, args: Mapping[str, Any], catalog: _Cat
             problems.append(f"{where}.args.{a}: {args[a]!r} is not of type {params[a].type}")
             continue
         # The rest of the parameter's schema (its enum): a value it rejects no predicted call could match.
-        prop = spec.input_schema()["properties"][a]
         problems += [f"{where}.args.{a}: {args[a]!r} violates the schema of {tool!r}: {error.message}"
-                     for error in Draft202012Validator(prop).iter_errors(args[a])]
+                     for error in Draft202012Validator(properties[a]).iter_errors(args[a])]
     problems += [f"{where}.args: required parameter {p.name!r} of {tool!r} is missing"
                  for p in spec.params if p.required and not p.is_generic and p.name not in args]
     return problems

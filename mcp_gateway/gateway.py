@@ -32,6 +32,7 @@ from .runtime.runtime import ToolRuntime
 UPSTREAMS = ("sandbox", "live", "replay")  # "replay" is short for the sandbox's URLs in recorder mode replay
 MODES = tuple(str(m) for m in Mode)
 SANDBOX_ORIGIN = "http://sandbox"
+DEFAULT_HOME = Path("~/.kopa").expanduser()  # the appliance home when none is given (KOPA_HOME's default)
 # The in-process sandbox needs no politeness: the live portals' per-platform rate limit would
 # only slow benchmarks and rollouts down. Retries and timeouts stay as for the live upstream.
 SANDBOX_LIMITS = Limits(rate_per_s=1e6, burst=10**6, concurrency=64)
@@ -139,7 +140,7 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
     mode_ = Mode(mode)
     if mode_ is not Mode.LIVE and not bundle:
         raise GatewayConfigError(f"recorder mode {mode} needs a cassette bundle name (--bundle NAME)")
-    home = home or Path("~/.kopa").expanduser()
+    home = home or DEFAULT_HOME
     store = CassetteStore(cassettes or home / "cassettes")
     catalog = catalog or load_catalog()
     if upstream == "sandbox":

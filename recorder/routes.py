@@ -8,12 +8,12 @@ platform specs (live hosts, or a sandbox origin).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import httpx
 
-from public_apis import MAIN, PlatformSpec, platform_bases
+from public_apis import MAIN, live_bases, sandbox_bases
 
 
 @dataclass(frozen=True)
@@ -46,16 +46,12 @@ class Routes:
         return cls(Route(p, b, url.rstrip("/")) for (p, b), url in bases.items())
 
     @classmethod
-    def _from_specs(cls, url_of: Callable[[PlatformSpec], str]) -> Routes:
-        return cls.from_bases(platform_bases(url_of))
-
-    @classmethod
     def live(cls) -> Routes:
-        return cls._from_specs(lambda s: s.live_base_url)
+        return cls.from_bases(live_bases())
 
     @classmethod
     def sandbox(cls, origin: str) -> Routes:
-        return cls._from_specs(lambda s: s.sandbox_base_url(origin))
+        return cls.from_bases(sandbox_bases(origin))
 
     @classmethod
     def everywhere(cls, origins: Iterable[str] = ()) -> Routes:

@@ -12,12 +12,11 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 
 from bench.agents import OracleAgent
 from bench.episode import run_episode
 from bench.task import parse_task
-from mcp_gateway.gateway import open_gateway
+from mcp_gateway.gateway import DEFAULT_HOME, open_gateway
 from sandbox import InProcessSandbox
 
 from .build import DOMAIN_PREFIX, load_templates, task_ids, to_task, write_drafts
@@ -28,7 +27,7 @@ async def main(names: list[str], scale: float, stats: bool) -> int:
     templates = load_templates()
     domains = {n for n in names if n in DOMAIN_PREFIX}
     only = set(names) | {tpl.name for tpl in templates if tpl.domain in domains}
-    gateway = open_gateway(upstream="sandbox", sandbox=InProcessSandbox(Path("~/.kopa").expanduser(), scale=scale),
+    gateway = open_gateway(upstream="sandbox", sandbox=InProcessSandbox(DEFAULT_HOME, scale=scale),
                            profile="bench")
     failures = 0
     try:

@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.task import Task, parse_task
 from mcp_gateway.catalog import key_tool_name
-from mcp_gateway.gateway import Gateway, open_gateway
+from mcp_gateway.gateway import DEFAULT_HOME, Gateway, open_gateway
 from sandbox import InProcessSandbox
 
 from .draft import HEADROOM, Draft, DraftError, key_name
@@ -144,7 +144,7 @@ def _available_tools(draft: Draft, used: list[str], catalog: Any) -> list[str]:
 
 
 def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, scale: float = 1.0) -> Gateway:
-    home = home or Path("~/.kopa").expanduser()
+    home = home or DEFAULT_HOME
     return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="bench", mode="record",
                         home=home, cassettes=cassettes, bundle=bundle, inherit=False)
 

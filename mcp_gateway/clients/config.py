@@ -8,10 +8,10 @@ base (``edu`` → ``schoolinfo``, the 학교알리미 host next to NEIS), chosen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from public_apis import MAIN, PlatformSpec, platform_bases
+from public_apis import MAIN, live_bases, sandbox_bases
 
 from ..catalog.spec import Endpoint
 
@@ -23,17 +23,13 @@ class PlatformURLs:
     bases: Mapping[tuple[str, str], str]
 
     @classmethod
-    def _from_specs(cls, url: Callable[[PlatformSpec], str]) -> PlatformURLs:
-        return cls(platform_bases(url))
-
-    @classmethod
     def live(cls) -> PlatformURLs:
-        return cls._from_specs(lambda s: s.live_base_url)
+        return cls(live_bases())
 
     @classmethod
     def sandbox(cls, origin: str) -> PlatformURLs:
         """The sandbox served at ``origin`` (``http://127.0.0.1:8088``, or ``http://sandbox`` over ASGI)."""
-        return cls._from_specs(lambda s: s.sandbox_base_url(origin))
+        return cls(sandbox_bases(origin))
 
     def base(self, platform: str, name: str = MAIN) -> str:
         try:
