@@ -327,9 +327,12 @@ def test_config_defaults_follow_appendix_i_and_read_the_environment():
 @pytest.mark.skipif(os.environ.get("KOPA_SKIP_LOCAL_MODEL") == "1", reason="KOPA_SKIP_LOCAL_MODEL=1")
 async def test_local_model_plays_episodes_end_to_end(episode_tasks, gateway):
     """SmolLM2-135M through llama.cpp's server on three tasks: each episode completes and is scored."""
-    from bench.agents.local import LocalAgent
+    from bench.agents.local import LocalAgent, LocalModel
 
-    agent = LocalAgent(max_turns=3, max_tokens=48)
+    # Beside another xdist worker, llama.cpp's two threads spin-wait for a busy core: one thread is faster there
+    # (measured 74 s against 122 s with the other core loaded).
+    threads = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
+    agent = LocalAgent(LocalModel(n_threads=threads), max_turns=3, max_tokens=48)
     async with agent:
         process = agent.model.process
         assert process is not None and process.returncode is None

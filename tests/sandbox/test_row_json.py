@@ -4,27 +4,41 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox import World, ensure_world
-
-SMALL = 0.02
+from sandbox import World
 
 
 @pytest.fixture(scope="module", params=["v1", "v2"])
-def small_world(request, tmp_path_factory):
-    w = World.open(ensure_world(tmp_path_factory.mktemp("worlds"), seed=5, version=request.param, scale=SMALL))
+def small_world(request, small_world_files):
+    w = World.open(small_world_files[request.param])
     yield w
     w.close()
 
 
-def _typed(row: dict) -> list[tuple]:
-    return [(k, type(v).__name__, v) for k, v in row.items()]
+def _first_difference(got: list[dict], want: list[dict]) -> int | None:
+    """Index of the first row whose columns (in order), values or value types differ; None when all agree."""
+    if len(got) != len(want):
+        return min(len(got), len(want))
+    for i, (a, b) in enumerate(zip(got, want)):
+        if a != b or list(a) != list(b) or list(map(type, a.values())) != list(map(type, b.values())):
+            return i
+    return None
+
+
+def test_the_row_comparison_sees_order_type_and_value():
+    row = {"a": 1, "b": "x"}
+    assert _first_difference([row], [dict(row)]) is None
+    assert _first_difference([row], [{"b": "x", "a": 1}]) == 0  # column order
+    assert _first_difference([row], [{"a": 1.0, "b": "x"}]) == 0  # 1 == 1.0, but not the same type
+    assert _first_difference([row], [{"a": 2, "b": "x"}]) == 0
+    assert _first_difference([row], [row, row]) == 1
 
 
 def test_every_row_reads_back_the_same_from_its_json(small_world):
     for table in sorted(small_world.table_names):
         direct = small_world.rows(f'SELECT * FROM "{table}" ORDER BY rowid')
         via_json = small_world.rows_at(table, range(len(direct)))
-        assert [_typed(r) for r in via_json] == [_typed(r) for r in direct], table
+        i = _first_difference(via_json, direct)
+        assert i is None, (table, i, via_json[i:i + 1], direct[i:i + 1])
 
 
 def test_rows_at_keeps_the_order_and_the_columns_asked_for(small_world):

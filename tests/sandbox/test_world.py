@@ -10,17 +10,17 @@ import pytest
 
 from sandbox import GENERATOR_VERSION, World, WorldBuildError, ensure_world
 from sandbox.world.diff import diff_worlds
-
-SMALL = 0.02
+from tests.sandbox.conftest import SMALL_SCALE as SMALL
+from tests.sandbox.conftest import SMALL_SEED
 
 
 @pytest.fixture(scope="module")
-def small_worlds(tmp_path_factory) -> dict[str, Path]:
+def small_worlds(tmp_path_factory, small_world_files) -> dict[str, Path]:
+    """The shared small worlds, plus the same v1 built again from nothing and v1 with another seed."""
     base = tmp_path_factory.mktemp("worlds")
-    return {"v1": ensure_world(base / "a", seed=5, version="v1", scale=SMALL),
-            "v1-again": ensure_world(base / "b", seed=5, version="v1", scale=SMALL),
-            "v1-other-seed": ensure_world(base / "c", seed=6, version="v1", scale=SMALL),
-            "v2": ensure_world(base / "a", seed=5, version="v2", scale=SMALL)}
+    return {**small_world_files,
+            "v1-again": ensure_world(base / "b", seed=SMALL_SEED, version="v1", scale=SMALL),
+            "v1-other-seed": ensure_world(base / "c", seed=SMALL_SEED + 1, version="v1", scale=SMALL)}
 
 
 def _hash(path: Path) -> str:
