@@ -16,15 +16,16 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from recorder import CassetteStore
-
 from .config import KopaSettings
+
+if TYPE_CHECKING:
+    from recorder import CassetteStore
 
 cassettes_app = typer.Typer(help="Cassette bundles: list, inspect, verify, sign, export/import, query.",
                             no_args_is_help=True)
@@ -35,6 +36,8 @@ RefArg = Annotated[str, typer.Argument(help="NAME, NAME@VERSION or a bundle vers
 
 
 def _store(settings: KopaSettings | None = None) -> CassetteStore:
+    from recorder import CassetteStore
+
     return CassetteStore((settings or KopaSettings()).cassettes_dir)
 
 

@@ -19,22 +19,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from sandbox import (
-    BUILTIN_PROFILES,
-    WORLD_VERSIONS,
-    KeyStore,
-    World,
-    ensure_world,
-    load_profile,
-    platform_specs,
-)
-from sandbox.faults import FaultProfileError
+from sandbox.faults import BUILTIN_PROFILES, FaultProfileError
+from sandbox.versions import WORLD_VERSIONS
 
 from . import bench_demo, taskset_cli  # noqa: F401  (they register kopa bench demo | build-tasks | stats | audit)
 from .bench_cli import bench_app
@@ -42,7 +34,9 @@ from .cassettes_cli import cassettes_app
 from .cassettes_cli import drift as drift_command
 from .cassettes_cli import record as record_command
 from .config import KopaSettings
-from .sandbox_service import SandboxService, probe_platforms
+
+if TYPE_CHECKING:  # the world and its server load only in the commands that use them: `kopa` starts fast
+    from sandbox import KeyStore, World
 
 app = typer.Typer(help="KOPA appliance: Korean open public APIs as MCP tools, benchmarks and training.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -80,13 +74,15 @@ def _settings(world: str | None = None, seed: int | None = None, **sandbox: obje
 
 
 def _keystore(settings: KopaSettings) -> KeyStore:
-    from sandbox import default_keys
+    from sandbox import KeyStore, default_keys
 
     keys = default_keys() | {p: k.get_secret_value() for p, k in settings.sandbox.keys.items()}
     return KeyStore.from_mapping(keys)
 
 
 def _open_world(settings: KopaSettings) -> World:
+    from sandbox import World, ensure_world
+
     path = ensure_world(settings.home_dir, seed=settings.sandbox.seed, version=settings.sandbox.world,
                         scale=settings.sandbox.scale, log=lambda m: err.print(f"[dim]{m}[/dim]"))
     return World.open(path)
@@ -96,6 +92,8 @@ def _open_world(settings: KopaSettings) -> World:
 def sandbox_info(world: WorldOpt = None, seed: SeedOpt = None,
                  as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False) -> None:
     """Build (first time) and describe the world: tables, platforms and the keys to use."""
+    from sandbox import platform_specs
+
     settings = _settings(world, seed)
     w = _open_world(settings)
     keys = _keystore(settings)
@@ -131,6 +129,10 @@ def sandbox_serve(
     workers: Annotated[int, typer.Option(help="worker processes (one per core serves the most)", min=1, max=64)] = 1,
 ) -> None:
     """Serve the ten emulated platforms on HOST:PORT until interrupted."""
+    from sandbox import load_profile
+
+    from .sandbox_service import SandboxService
+
     settings = _settings(world, seed, host=host, port=port, faults=faults)
     try:
         profile = load_profile(settings.sandbox.faults)
@@ -145,6 +147,8 @@ def sandbox_serve(
 @sandbox_app.command("check")
 def sandbox_check(world: WorldOpt = None, seed: SeedOpt = None) -> None:
     """Serve the sandbox on a free loopback port and call every platform once over HTTP."""
+    from .sandbox_service import probe_platforms
+
     settings = _settings(world, seed)
     results = probe_platforms(_open_world(settings), _keystore(settings))
     table = Table("platform", "request", "HTTP", "result code", "records", "total", "ms", title="sandbox check")

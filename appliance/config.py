@@ -19,7 +19,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from sandbox import DEFAULT_SEED, PLATFORM_IDS, WORLD_VERSIONS
+from public_apis import PLATFORM_IDS
+from sandbox.versions import DEFAULT_SEED, WORLD_VERSIONS
 
 DEFAULT_HOME = Path("~/.kopa")
 DEFAULT_SANDBOX_HOST = "127.0.0.1"

@@ -19,7 +19,8 @@ from starlette.types import ASGIApp
 
 from .app import create_sandbox_app
 from .keys import KeyStore, default_keys
-from .world.builder import DEFAULT_SEED, ensure_world
+from .versions import DEFAULT_SEED
+from .world.builder import ensure_world
 from .world.runtime import World
 
 

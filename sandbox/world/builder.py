@@ -22,6 +22,7 @@ from pathlib import Path
 
 import duckdb
 
+from ..versions import DEFAULT_SEED, WORLD_VERSIONS
 from . import district, drift, education, finance, law, politics, traffic
 from .context import BuildContext
 from .runtime import ROW_JSON_PREFIX
@@ -36,8 +37,6 @@ def _generator_fingerprint() -> str:
 
 
 GENERATOR_VERSION = _generator_fingerprint()
-WORLD_VERSIONS = ("v1", "v2")
-DEFAULT_SEED = 20260901
 ROW_JSON_MIN_COLUMNS = 10  # tables this wide also store their rows as JSON (see _write_row_json)
 
 # Order matters only for cross-domain reads (ctx.table): each domain may read earlier ones.
