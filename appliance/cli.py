@@ -34,6 +34,7 @@ from .cassettes_cli import cassettes_app
 from .cassettes_cli import drift as drift_command
 from .cassettes_cli import record as record_command
 from .config import KopaSettings
+from .edge_cli import edge_app
 
 if TYPE_CHECKING:  # the world and its server load only in the commands that use them: `kopa` starts fast
     from sandbox import KeyStore, World
@@ -47,6 +48,7 @@ tools_app = typer.Typer(help="The tool catalog (>= 2,318 tools over ten platform
 app.add_typer(tools_app, name="tools")
 app.add_typer(cassettes_app, name="cassettes")
 app.add_typer(bench_app, name="bench")
+app.add_typer(edge_app, name="edge")
 app.command("record")(record_command)
 app.command("drift")(drift_command)
 

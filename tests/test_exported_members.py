@@ -6,7 +6,7 @@ import pytest
 
 PACKAGES = ["public_apis", "sandbox", "mcp_gateway.catalog", "mcp_gateway.clients", "mcp_gateway.runtime",
             "mcp_gateway.server", "recorder", "recorder.cassette", "recorder.drift", "bench", "bench.scoring",
-            "bench.agents", "bench.report", "bench.taskset"]
+            "bench.agents", "bench.report", "bench.taskset", "edge.graph"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)

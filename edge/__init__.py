@@ -1,0 +1,1 @@
+"""EDGE: execution-grounded tool-graph synthesis (paper §3)."""

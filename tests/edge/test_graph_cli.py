@@ -1,0 +1,71 @@
+"""`kopa edge graph build | stats | show` in-process over the sandbox world the other tests use."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from appliance.cli import app
+from edge.graph.store import GraphStore
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+
+ENV = {"KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE), "COLUMNS": "200"}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    path = tmp_path_factory.mktemp("edge-cli") / "graph.duckdb"
+    done = CliRunner().invoke(app, ["edge", "graph", "build", "--rounds", "2", "--trials", "20", "--run", str(path)],
+                              env=ENV)
+    assert done.exit_code == 0, done.output
+    assert "edges admitted" in done.stdout and str(path) in done.stdout.replace("\n", "")
+    return path
+
+
+def test_build_writes_a_resumable_run_of_the_full_catalog(run):
+    store = GraphStore.open(run)
+    try:
+        assert store.next_round() == 2
+        edges = store.edges()
+        assert len(edges) > 10_000  # the skeleton over all 2,416 tools, as admitted by the rule proposer
+        assert any(e.key == ("find_dart_corp_code", "get_dart_company_overview") for e in edges)
+        assert store.meta()["upstream"] == "sandbox" and store.meta()["seed"] == 0
+        assert sum(r[2] for r in store.rounds()) > 20
+    finally:
+        store.close()
+    # giving the finished run again with more rounds resumes it: rounds 0-1 are kept, round 2 is added
+    more = CliRunner().invoke(app, ["edge", "graph", "build", "--rounds", "3", "--trials", "20", "--run", str(run)],
+                              env=ENV)
+    assert more.exit_code == 0, more.output
+    store = GraphStore.open(run)
+    assert store.next_round() == 3 and [r[0] for r in store.rounds()] == [0, 1, 2]
+    store.close()
+
+
+def test_stats_and_show(run):
+    stats = CliRunner().invoke(app, ["edge", "graph", "stats", str(run), "--heldout", "1", "--sample", "10", "--json"],
+                               env=ENV)
+    assert stats.exit_code == 0, stats.output
+    figures = json.loads(stats.stdout)
+    assert figures["admitted"] == figures["live"] + figures["pruned"]
+    assert figures["heldout"]["skeleton"]["edges"] == 10 and figures["heldout"]["skeleton"]["paper"] == 0.502
+    assert 0 <= figures["heldout"]["skeleton"]["rate"] <= 1
+    shown = CliRunner().invoke(app, ["edge", "graph", "show", "find_dart_corp_code", "--run", str(run)], env=ENV)
+    assert shown.exit_code == 0, shown.output
+    assert "get_dart_company_overview" in shown.stdout and "corp_code←corp_code" in shown.stdout
+
+
+def test_bad_input_is_one_clear_error(run, tmp_path):
+    runner = CliRunner()
+    other_seed = runner.invoke(app, ["edge", "graph", "build", "--rounds", "3", "--seed", "5", "--run", str(run)],
+                               env=ENV)
+    assert other_seed.exit_code != 0 and "belongs to another configuration" in str(other_seed.exception)
+    bad = runner.invoke(app, ["edge", "graph", "build", "--trials", "0", "--run", str(tmp_path / "x.duckdb")], env=ENV)
+    assert bad.exit_code != 0 and "trials" in str(bad.exception)
+    missing = runner.invoke(app, ["edge", "graph", "build", "--bundle", "no-such-bundle", "--rounds", "1",
+                                  "--run", str(tmp_path / "y.duckdb")], env=ENV)
+    assert missing.exit_code != 0 and "no-such-bundle" in str(missing.exception)
+    unknown = runner.invoke(app, ["edge", "graph", "show", "find_dart_corp_cod", "--run", str(run)], env=ENV)
+    assert unknown.exit_code != 0 and "find_dart_corp_code" in str(unknown.exception)
