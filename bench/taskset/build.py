@@ -11,6 +11,11 @@
 
 ``rebuild_drafts`` runs the same templates over a replay gateway: the validation test compares what it
 writes with the task file, so every annotated answer is re-derived from the recorded data.
+
+Task-set versions: the default file is the current version (``TASK_SET_VERSION``), written by these templates.
+An earlier version is kept as ``bench/tasks/kopa-bench-<version>.jsonl`` (``TASK_SETS``), still pinned to the
+bundle version it was recorded into; bundle versions are content-addressed folders that a new recording never
+touches, so an earlier set keeps replaying exactly as it did. The build refuses to write over an earlier set.
 """
 
 from __future__ import annotations
@@ -30,13 +35,17 @@ from sandbox import InProcessSandbox
 from .draft import HEADROOM, Draft, DraftError, key_name
 from .registry import TEMPLATES, Template
 
-__all__ = ["AVAILABLE_TOOLS", "DEFAULT_BUNDLE", "DEFAULT_TASKS", "DOMAIN_PREFIX", "build_task_set", "load_templates",
-           "rebuild_drafts", "to_task", "write_drafts"]
+__all__ = ["AVAILABLE_TOOLS", "DEFAULT_BUNDLE", "DEFAULT_TASKS", "DOMAIN_PREFIX", "TASK_SETS", "TASK_SET_VERSION",
+           "build_task_set", "load_templates", "rebuild_drafts", "to_task", "write_drafts"]
 
 DEFAULT_BUNDLE = "kopa-default"
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_TASKS = REPO / "bench" / "tasks" / "kopa-bench.jsonl"
 DEFAULT_CASSETTES = REPO / "cassettes"
+# v1: 145 tasks, longest 9 calls, pinned to kopa-default@2a28be5538ec8c9ae277 (written by the templates as of
+# commit fa06a95). v2: the long tail of Table 6 (longest 13 calls; traffic and politics chains lengthened).
+TASK_SET_VERSION = "v2"
+TASK_SETS = {"v1": REPO / "bench" / "tasks" / "kopa-bench-v1.jsonl", TASK_SET_VERSION: DEFAULT_TASKS}
 DOMAIN_PREFIX = {"traffic": "trf", "finance": "fin", "education": "edu", "law": "law", "politics": "pol",
                  "district": "dst"}
 AVAILABLE_TOOLS = {"traffic": 7.5, "finance": 6.6, "education": 7.7, "law": 6.7, "politics": 8.7, "district": 8.0}
@@ -151,7 +160,15 @@ def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, s
 
 async def build_task_set(*, out: Path = DEFAULT_TASKS, cassettes: Path = DEFAULT_CASSETTES,
                          bundle: str = DEFAULT_BUNDLE, home: Path | None = None, scale: float = 1.0) -> list[Task]:
-    """Record every template's calls into a new version of ``bundle`` and write the pinned task file."""
+    """Record every template's calls into a new version of ``bundle`` and write the pinned task file.
+
+    Raises:
+        ValueError: ``out`` is an earlier task-set version's file (it stays pinned to its own bundle version).
+    """
+    frozen = {path.resolve(): version for version, path in TASK_SETS.items() if version != TASK_SET_VERSION}
+    if Path(out).resolve() in frozen:
+        raise ValueError(f"{out} is task set {frozen[Path(out).resolve()]}, kept as it was recorded; write the "
+                         f"current version ({TASK_SET_VERSION}) to {DEFAULT_TASKS} or to a new file")
     templates = load_templates()
     gateway = open_recording_gateway(home, cassettes, bundle, scale=scale)
     try:

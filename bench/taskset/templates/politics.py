@@ -13,6 +13,7 @@ from ..values import number
 AGE = "22"  # the current (22nd) National Assembly
 PASSED = ("원안가결", "수정가결")
 SPONSOR = re.compile(r"\(([가-힣]+)의원 대표발의\)")
+SPONSOR_NAME = re.compile(r"^([가-힣]+)의원 등 \d+인$")  # a member bill's PROPOSER: '김아영의원 등 18인'
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -136,27 +137,58 @@ async def _large_committees(t: Draft, age: str) -> list[str]:
 @template("politics", count=2)
 async def committee_first_bill(t: Draft) -> None:
     """A committee's 21st-term member bills (newest first, 2-3 pages) → the earliest one, on the last page →
-    its sponsor's code → the sponsor's history (constituency then) or their 21st-term pass rate."""
-    committee = t.pick(await _large_committees(t, "21"), offset=1)
+    its sponsor's code → the sponsor's history (constituency then) → who holds that seat now, or the sponsor's
+    21st-term pass rate."""
+    pool = await _large_committees(t, "21")
+    for offset in range(1, len(pool) + 1):
+        committee = t.pick(pool, offset=offset)
+        if t.variant % 2 == 1 or await _seat_holder(t, committee) is not None:
+            break
+    else:
+        raise DraftError(f"{t.task_id}: no committee whose first sponsor's seat has one member now")
     bills, step = await t.call_all_pages("search_member_sponsored_bills", {"AGE": "21", "COMMITTEE": committee},
                                          step=0)
     first = min(bills, key=lambda b: b["BILL_NO"])
     code, name = first["RST_MONA_CD"], first["RST_PROPOSER"]
     if t.variant % 2 == 0:
         hist = (await t.call("get_all_assembly_member_history", {"NAAS_CD": code}, step=step)).records[0]
-        eras = [e.strip() for e in str(hist["GTELT_ERACO"]).split(",")]
-        districts = str(hist["ELECD_NM"]).split("/")
-        if len(eras) != len(districts) or "제21대" not in eras:
+        district = _district_in(hist, "제21대")
+        if district is None:
             raise DraftError(f"{t.task_id}: history of {code} does not line up")
-        t.ask(f"21대 국회가 시작되고 {committee} 소관으로 의원이 가장 먼저 대표발의한 법률안(의안번호가 제일 빠른 것)은 "
-              "누가 냈나요? 그 의원의 21대 당시 선거구를 알려 주세요.")
-        t.answer_string(districts[eras.index("제21대")])
+        now = (await t.call("get_national_assembly_members", {"ORIG_NM": district}, step=step + 1)).records
+        if [m["ORIG_NM"] for m in now] != [district]:
+            raise DraftError(f"{t.task_id}: {district} is not one seat now")
+        t.ask(f"21대 국회가 시작되고 {committee} 소관으로 의원이 가장 먼저 대표발의한 법률안(의안번호가 제일 빠른 것)을 "
+              "낸 의원이 21대 때 당선된 선거구는, 지금은 어느 의원이 대표하고 있나요?")
+        t.answer_string(now[0]["HG_NM"])
         return
     own = await _sponsored(t, "21", name, code, step=step)
     value = await _eval(t, f"{sum(b['PROC_RESULT'] in PASSED for b in own)}/{len(own)}*100", step + 1)
     t.ask(f"제21대 국회 {committee} 소관 의원 발의 법안 중 의안번호가 가장 앞선 법안의 대표발의자는, 21대에 "
           "대표발의한 법률안 가운데 몇 %를 본회의에서 가결(원안·수정)시켰나요?")
     t.answer_number(value)
+
+
+def _district_in(history: dict[str, Any], era: str) -> str | None:
+    """The constituency a member history record gives for ``era`` ('제21대'), or None when it does not line up."""
+    eras = [e.strip() for e in str(history["GTELT_ERACO"]).split(",")]
+    districts = str(history["ELECD_NM"]).split("/")
+    if len(eras) != len(districts) or era not in eras:
+        return None
+    return districts[eras.index(era)]
+
+
+async def _seat_holder(t: Draft, committee: str) -> str | None:
+    """The member who now holds the seat that the sponsor of ``committee``'s first 21st-term member bill won in the
+    21st term, when that seat's name finds exactly one current member (explored)."""
+    bills = await _explore_all(t, "search_member_sponsored_bills", {"AGE": "21", "COMMITTEE": committee})
+    first = min(bills, key=lambda b: b["BILL_NO"])
+    hist = await t.explore("get_all_assembly_member_history", {"NAAS_CD": first["RST_MONA_CD"]})
+    district = _district_in(hist.records[0], "제21대") if hist.records else None
+    if district is None:
+        return None
+    now = await t.explore("get_national_assembly_members", {"ORIG_NM": district})
+    return now.records[0]["HG_NM"] if [m["ORIG_NM"] for m in now.records] == [district] else None
 
 
 @template("politics", count=1)
@@ -274,13 +306,13 @@ async def _votable(t: Draft, bills: list[dict[str, Any]], want: int, *, offset: 
 
 @template("politics", count=1)
 async def bill_vote_compare(t: Draft) -> None:
-    """Bill names (one plenary day) → bill ids → each bill's vote tally, in parallel → the gap between the
-    highest and lowest yes share (evaluate_expression)."""
+    """Six bill names (one plenary day) → their ids, in parallel → each bill's vote tally, in parallel → the gap
+    between the highest and lowest yes share (evaluate_expression): the longest chain of calls in the set."""
     votes = await _voted_bills(t)
     by_day = Counter(v["PROC_DT"] for v in votes)
-    days = sorted(d for d, n in by_day.items() if n >= 8)
+    want = 6 if t.variant == 0 else 2
+    days = sorted(d for d, n in by_day.items() if n >= max(8, 2 * want))
     day = t.pick(days)
-    want = 3 if t.variant == 0 else 2
 
     def distinct(bill: dict[str, Any], chosen: list[dict[str, Any]]) -> bool:
         share = number(bill["YES_TCNT"]) / number(bill["VOTE_TCNT"])
@@ -295,40 +327,55 @@ async def bill_vote_compare(t: Draft) -> None:
     ranked = sorted(tallies, key=lambda r: number(r["YES_TCNT"]) / number(r["VOTE_TCNT"]))
     hi, lo = ranked[-1], ranked[0]
     value = await _eval(t, f"{_ratio(hi['YES_TCNT'], hi['VOTE_TCNT'])} - {_ratio(lo['YES_TCNT'], lo['VOTE_TCNT'])}", 2)
-    names = [b["BILL_NAME"] for b in bills]
+    names = ", ".join(f"'{b['BILL_NAME']}'" for b in bills)
     if want == 2:  # a second instance
-        t.ask(f"{_date_ko(day)} 본회의에서 표결한 '{names[0]}'과 '{names[1]}' 중 투표한 의원 대비 찬성 비율이 더 높은 "
-              "법안은 다른 법안보다 몇 %포인트 높았나요?")
+        t.ask(f"{_date_ko(day)} 본회의에서 표결한 {names} 중 투표한 의원 대비 찬성 비율이 더 높은 법안은 다른 법안보다 "
+              "몇 %포인트 높았나요?")
     else:
-        t.ask(f"{_date_ko(day)} 본회의에서 '{names[0]}', '{names[1]}', '{names[2]}' 세 법안이 표결됐는데요, 투표 "
-              "참여 의원 대비 찬성률이 가장 높은 법안과 가장 낮은 법안의 차이는 몇 %포인트인가요?")
+        t.ask(f"{_date_ko(day)} 본회의에서 {names} 여섯 법안이 표결됐는데요, 투표 참여 의원 대비 찬성률이 가장 높은 "
+              "법안과 가장 낮은 법안의 차이는 몇 %포인트인가요?")
     t.answer_number(value)
+    t.tags += ["fan-out", "long-chain"]
 
 
 @template("politics", count=1)
 async def party_vote_share(t: Draft) -> None:
-    """A contested bill (name + date) → its id → member votes of two parties in parallel → the gap between
-    the parties' yes shares (evaluate_expression)."""
+    """A contested bill (name + date) → its id and sponsor's name → the sponsor's member record (party) beside the
+    bill's tally, in parallel → the member votes of the sponsor's party → how far that party's yes share is from
+    the whole assembly's (evaluate_expression)."""
     votes = await _voted_bills(t)
+    members = Counter(m["HG_NM"] for m in await _current_members(t))
     contested = [v for v in votes if number(v["NO_TCNT"]) >= 30]
-    bill = (await _votable(t, contested, 1))[0]
-    found = await _find_bill(t, bill["BILL_NAME"], bill["PROC_DT"], 0)
-    shares = {}
-    for party in ("더불어민주당", "국민의힘"):
-        result = await t.call("get_member_votes_on_bill", {"AGE": AGE, "BILL_ID": found["BILL_ID"], "POLY_NM": party},
-                              step=1, size=1000)
-        rows = result.records
-        shares[party] = (sum(r["RESULT_VOTE_MOD"] == "찬성" for r in rows), len(rows))
-    (a, b) = sorted(shares.values(), key=lambda s: s[0] / s[1], reverse=True)
-    value = await _eval(t, f"{_ratio(*a)} - {_ratio(*b)}", 2)
-    if t.variant == 0:
-        t.ask(f"{_date_ko(bill['PROC_DT'])} 본회의 표결에 부쳐진 '{bill['BILL_NAME']}'에서 더불어민주당과 국민의힘 "
-              "소속 의원들의 찬성 비율은 몇 %포인트 차이가 났나요? 각 당 비율은 불참까지 포함한 그 당 의원 전체 "
-              "대비로 계산해 주세요.")
+    for offset in range(len(contested)):
+        bill = (await _votable(t, contested, 1, offset=offset))[0]
+        found = await t.explore("search_all_bills", {"AGE": AGE, "BILL_NAME": bill["BILL_NAME"],
+                                                     "PROC_DT": bill["PROC_DT"]}, size=1000)
+        row = next(r for r in found.records if r["BILL_NAME"] == bill["BILL_NAME"])
+        sponsor = SPONSOR_NAME.match(str(row["PROPOSER"]))
+        if row["PROPOSER_KIND"] != "의원" or sponsor is None or members[sponsor.group(1)] != 1:
+            continue
+        member = await t.explore("get_national_assembly_members", {"HG_NM": sponsor.group(1)})
+        if len(member.records) != 1:
+            continue
+        party = member.records[0]["POLY_NM"]
+        mine = await t.explore("get_member_votes_on_bill", {"AGE": AGE, "BILL_ID": row["BILL_ID"], "POLY_NM": party},
+                               size=1000)
+        if len(mine.records) >= 5:
+            break
     else:
-        t.ask(f"'{bill['BILL_NAME']}'은 {_date_ko(bill['PROC_DT'])} 본회의에서 표결됐죠. 국민의힘과 더불어민주당 "
-              "의원들 중 찬성한 사람의 비율(불참 포함 소속 의원 전체 기준)을 각각 구하면 두 당의 차이는 몇 "
-              "%포인트인가요?")
+        raise DraftError(f"{t.task_id}: no contested member bill to ask about")
+    found = await _find_bill(t, bill["BILL_NAME"], bill["PROC_DT"], 0)
+    name = SPONSOR_NAME.match(str(found["PROPOSER"])).group(1)
+    record = (await t.call("get_national_assembly_members", {"HG_NM": name}, step=1)).records[0]
+    tally = (await t.call("get_bill_vote_results", {"AGE": AGE, "BILL_ID": found["BILL_ID"]}, step=1)).records[0]
+    party = record["POLY_NM"]
+    rows = (await t.call("get_member_votes_on_bill", {"AGE": AGE, "BILL_ID": found["BILL_ID"], "POLY_NM": party},
+                         step=2, size=1000)).records
+    yes = sum(r["RESULT_VOTE_MOD"] == "찬성" for r in rows)
+    value = await _eval(t, f"{_ratio(yes, len(rows))} - {_ratio(tally['YES_TCNT'], tally['MEMBER_TCNT'])}", 3)
+    t.ask(f"{_date_ko(bill['PROC_DT'])} 본회의에서 표결한 '{bill['BILL_NAME']}'을 대표발의한 의원이 속한 정당을 찾아, "
+          "그 정당 의원들의 찬성 비율(불참까지 포함한 그 당 의원 전체 기준)이 재적의원 대비 전체 찬성 비율보다 몇 "
+          "%포인트 높은지 알려 주세요. 낮으면 음수로요.")
     t.answer_number(value)
 
 
@@ -339,7 +386,8 @@ async def watchlist_vote_dissenters(t: Draft) -> None:
     votes = await _voted_bills(t)
     mode, field, list_name = (("반대", "NO_TCNT", "반대표 의원") if t.variant == 0
                               else ("기권", "BLANK_TCNT", "기권 의원 체크"))
-    few = [v for v in votes if 3 <= number(v[field]) <= 5]
+    low, high = (5, 7) if t.variant == 0 else (3, 5)
+    few = [v for v in votes if low <= number(v[field]) <= high]
     bill = (await _votable(t, few, 1))[0]
     found = await _find_bill(t, bill["BILL_NAME"], bill["PROC_DT"], 0)
     rows = (await t.call("get_member_votes_on_bill",
@@ -389,7 +437,8 @@ async def _clean_sponsor(t: Draft, age: str, name: str, code: str) -> bool:
 @template("politics", count=2)
 async def member_career_passed(t: Draft) -> None:
     """Member name → the terms they served (member record) → their sponsored bills in each term, in
-    parallel → how many passed (evaluate_expression), or the committee most of them went to → its chair."""
+    parallel → how many passed (evaluate_expression), or the committee most of them went to → its chair → the
+    chair's constituency (member record)."""
     members = await _current_members(t)
     everyone = Counter(h["NAAS_NM"] for h in await _explore_all(t, "get_all_assembly_member_history", {}))
     want = "제20대, 제21대, 제22대"
@@ -415,9 +464,12 @@ async def member_career_passed(t: Draft) -> None:
     if committee is None:
         raise DraftError(f"{t.task_id}: tie for {name}'s committee")
     row = (await t.call("list_assembly_committees", {"COMMITTEE_NAME": committee}, step=2)).records[0]
-    t.ask(f"{name} 의원이 지금까지 국회의원으로 재임한 전 기간에 대표발의한 법률안이 가장 많이 회부된 소관위원회는 "
-          "어디고, 그 위원회의 현재 위원장은 누구인가요? 위원장 이름으로 답해 주세요.")
-    t.answer_string(_chair_name(row))
+    chair = (await t.call("get_national_assembly_members", {"HG_NM": _chair_name(row)}, step=3)).records
+    if len(chair) != 1:
+        raise DraftError(f"{t.task_id}: chair {_chair_name(row)} is not one member")
+    t.ask(f"{name} 의원이 지금까지 국회의원으로 재임한 전 기간에 대표발의한 법률안이 가장 많이 회부된 소관위원회를 "
+          "찾아서, 그 위원회 현재 위원장의 선거구를 알려 주세요.")
+    t.answer_string(chair[0]["ORIG_NM"])
 
 
 @template("politics", count=1)
@@ -464,11 +516,12 @@ async def district_rivals(t: Draft) -> None:
 @template("politics", count=2)
 async def committee_party_sponsors(t: Draft) -> None:
     """Committee + party → that party's members on the committee → each one's 22nd-term sponsored bills, in
-    parallel (fan-out) → the most prolific one, or their average (evaluate_expression)."""
+    parallel (fan-out) → the most prolific one → their constituency, or their average (evaluate_expression)."""
     roster = await _explore_all(t, "list_committee_members", {})
     groups = Counter((r["DEPT_NM"], r["POLY_NM"]) for r in roster)
     everyone = Counter(m["HG_NM"] for m in await _current_members(t))
-    pool = sorted(k for k, n in groups.items() if 5 <= n <= 7)
+    low, high = (5, 7) if t.variant == 0 else (8, 10)
+    pool = sorted(k for k, n in groups.items() if low <= n <= high)
     for offset in range(len(pool)):
         committee, party = t.pick(pool, offset=offset)
         rows = [r for r in roster if (r["DEPT_NM"], r["POLY_NM"]) == (committee, party)]
@@ -487,9 +540,12 @@ async def committee_party_sponsors(t: Draft) -> None:
     for r in sorted(rows, key=lambda r: r["HG_NM"]):
         counts[r["HG_NM"]] = len(await _sponsored(t, AGE, r["HG_NM"], r["MONA_CD"], step=1))
     if t.variant == 0:
+        top = (await t.call("get_national_assembly_members", {"HG_NM": _unique_top(counts)}, step=2)).records
+        if len(top) != 1:
+            raise DraftError(f"{t.task_id}: {_unique_top(counts)} is not one member")
         t.ask(f"{committee}에 있는 {party} 소속 위원들 가운데 22대 국회에서 법률안을 가장 많이 대표발의한 사람은 "
-              "누구인가요?")
-        t.answer_string(_unique_top(counts))
+              "어느 선거구 의원인가요?")
+        t.answer_string(top[0]["ORIG_NM"])
         return
     value = await _eval(t, f"({' + '.join(str(counts[n]) for n in sorted(counts))})/{len(counts)}", 2)
     t.ask(f"{committee} {party} 위원들은 22대 국회에서 1인당 평균 몇 건의 법률안을 대표발의했나요?")
@@ -592,28 +648,36 @@ async def chair_latest_passed_vote(t: Draft) -> None:
 
 @template("politics", count=1)
 async def watchlist_chair_passed_bills(t: Draft) -> None:
-    """ENVIRONMENT: committee → its chair → the chair's 22nd-term bills that passed → each bill's name added
-    to the watchlist the query names."""
+    """ENVIRONMENT: a secretary's name → their committee's code → the committee and its chair → the chair's
+    22nd-term bills that passed → each bill's name added to the watchlist the query names."""
     members = Counter(m["HG_NM"] for m in await _current_members(t))
     committees = await _chairs(t)
+    roster = await _explore_all(t, "list_committee_members", {})
+    everyone = Counter(r["HG_NM"] for r in roster)
     for offset in range(len(committees)):
         committee = t.pick(committees, offset=offset)
         chair = _chair_name(committees[committee])
         bills = await _explore_all(t, "search_member_sponsored_bills", {"AGE": AGE, "PROPOSER": chair})
         passed = [b["BILL_NAME"] for b in bills if b["PROC_RESULT"] in PASSED]
+        dept = committees[committee]["HR_DEPT_CD"]
+        secretary = next((r["HG_NM"] for r in sorted(roster, key=lambda r: r["HG_NM"]) if r["DEPT_CD"] == dept
+                          and r["JOB_RES_NM"] == "간사" and everyone[r["HG_NM"]] == 1), None)
         if (members[chair] == 1 and 2 <= len(passed) <= 5 and len(set(passed)) == len(passed)
-                and all(b["RST_PROPOSER"] == chair for b in bills)):
+                and all(b["RST_PROPOSER"] == chair for b in bills) and secretary is not None):
             break
     else:
-        raise DraftError(f"{t.task_id}: no chair with a few passed bills")
+        raise DraftError(f"{t.task_id}: no chair with a few passed bills and a secretary to name")
     list_name = "위원장 통과 법안"
-    row = (await t.call("list_assembly_committees", {"COMMITTEE_NAME": committee}, step=0)).records[0]
-    bills = (await t.call("search_member_sponsored_bills", {"AGE": AGE, "PROPOSER": _chair_name(row)}, step=1,
+    mine = (await t.call("list_committee_members", {"HG_NM": secretary}, step=0)).records
+    dept = next(r["DEPT_CD"] for r in mine if r["JOB_RES_NM"] == "간사")
+    row = (await t.call("list_assembly_committees", {"HR_DEPT_CD": dept}, step=1)).records[0]
+    bills = (await t.call("search_member_sponsored_bills", {"AGE": AGE, "PROPOSER": _chair_name(row)}, step=2,
                           size=1000)).records
     for name in sorted(b["BILL_NAME"] for b in bills if b["PROC_RESULT"] in PASSED):
-        await t.call("add_to_watchlist", {"list_name": list_name, "item": name}, step=2)
-    t.ask(f"{committee} 위원장이 22대 국회에서 대표발의한 법률안 중 본회의에서 가결(원안 또는 수정)된 것들을 "
-          f"'{list_name}' 관심목록에 의안명 그대로 하나씩 추가해 주세요. 메모는 비워 두세요.")
+        await t.call("add_to_watchlist", {"list_name": list_name, "item": name}, step=3)
+    t.ask(f"{secretary} 의원이 간사를 맡은 위원회가 있죠. 그 위원회 위원장이 22대 국회에서 대표발의해 본회의에서 "
+          f"가결(원안 또는 수정)된 법률안들을 '{list_name}' 관심목록에 의안명 그대로 하나씩 넣어 주세요. 메모는 비워 "
+          "두세요.")
     t.state_only()
 
 

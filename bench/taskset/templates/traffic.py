@@ -70,7 +70,8 @@ def _by_hour(records: list[dict[str, Any]]) -> dict[str, int]:
 
 @template("traffic", count=2)
 async def cheapest_fuel_best_food(t: Draft) -> None:
-    """Route → its stations' fuel prices → the cheapest station → its rest-area code → its representative menus."""
+    """Route → its stations' fuel prices → the cheapest station → its rest-area code → its representative menus
+    (and brands) → a watchlist entry, or how far the dearest menu is above the menus' average (evaluate_expression)."""
     fuel = await t.explore_all("get_rest_area_fuel_prices")
     kind, label = (("gasolinePrice", "휘발유"), ("diselPrice", "경유"))[t.variant % 2]
     routes = sorted({r["routeName"] for r in fuel if sum(f["routeName"] == r["routeName"] for f in fuel) >= 6})
@@ -101,11 +102,16 @@ async def cheapest_fuel_best_food(t: Draft) -> None:
         t.answer_string(best["foodNm"])
     else:
         await t.call_all_pages("get_rest_area_brands", {"stdRestCd": std}, step=2)
+        prices = [int(number(f["foodCost"])) for f in foods.records if f["bestfoodyn"] == "Y"]
+        gap = await t.evaluate(f"{int(number(best['foodCost']))} - ({' + '.join(map(str, prices))}) / {len(prices)}",
+                               step=3)
         t.ask(f"{route}에서 {label} 값이 가장 싼 휴게소 주유소를 찾아 주세요. 그 휴게소의 대표 메뉴 중 제일 비싼 "
-              f"메뉴와 가격, 그리고 입점한 커피 전문점 브랜드도 함께 알려 주세요.")
+              f"메뉴와 가격, 그 가격이 대표 메뉴 평균 가격보다 몇 원 비싼지, 그리고 입점한 커피 전문점 브랜드도 함께 "
+              f"알려 주세요.")
         t.answer_judge(f"{cheapest['serviceAreaName']} 휴게소({label} {cheapest[kind]})의 가장 비싼 대표 메뉴는 "
-                       f"{best['foodNm']}({int(number(best['foodCost']))}원)이고, 입점한 커피 전문점은 "
-                       f"{', '.join(coffee)}입니다.")
+                       f"{best['foodNm']}({int(number(best['foodCost']))}원)로 대표 메뉴 평균 가격보다 {gap:.2f}원 "
+                       f"비싸고, 입점한 커피 전문점은 {', '.join(coffee)}입니다.")
+        t.tags.append("arithmetic")
     t.tags.append("reduction")
 
 
@@ -202,13 +208,14 @@ async def brand_rest_area_fuel_gap(t: Draft) -> None:
 
 @template("traffic", count=3)
 async def tollbooth_yesterday_compare(t: Draft) -> None:
-    """Three tollbooth names → their codes (parallel) → yesterday's volumes (parallel) → the gap (arithmetic)."""
+    """Four or five tollbooth names → their codes (parallel) → yesterday's volumes (parallel) → the gap or the
+    busiest one's share (arithmetic)."""
     t.today(TODAY.isoformat())
     booths = await t.explore_all("list_tollbooths")
     routes = sorted({b["routeName"] for b in booths if sum(x["routeName"] == b["routeName"] for x in booths) >= 20})
     route = t.pick(routes)
     names = sorted(b["unitName"] for b in booths if b["routeName"] == route)
-    chosen = sorted(t.rng.sample(names, 4))
+    chosen = sorted(t.rng.sample(names, 5 if t.variant == 1 else 4))
     codes = {b["unitName"]: b["unitCode"] for b in booths}
     for name in chosen:
         await t.call_all_pages("list_tollbooths", {"unitName": name}, step=0)
@@ -350,23 +357,35 @@ _LINES = [f"{n}호선" for n in range(1, 9)]
 
 @template("traffic", count=1)
 async def subway_weekday_average(t: Draft) -> None:
-    """A station on a line → last week's five weekday ridership records (parallel) → their average."""
+    """A line's ridership last Friday → its busiest boarding station → that station's Monday to Thursday records
+    (parallel) → the five weekdays' average (evaluate_expression)."""
     t.today(TODAY.isoformat())
-    day = await t.explore("get_subway_ridership_by_station", {"USE_DT": _ymd(LAST_FRIDAY)}, size=1000)
-    pairs = sorted({(r["SBWY_ROUT_LN_NM"], r["SBWY_STNS_NM"]) for r in day.records if r["SBWY_ROUT_LN_NM"] in _LINES})
-    line, station = t.pick(pairs)
+    for offset in range(len(_LINES)):
+        line = t.pick(_LINES, offset=offset)
+        probe = await t.explore("get_subway_ridership_by_station", {"USE_DT": _ymd(LAST_FRIDAY), "LINE_NUM": line},
+                                size=1000)
+        if _unique_max(probe.records, lambda r: number(r["GTON_TNOPE"])) is not None:
+            break
+    else:
+        raise DraftError(f"{t.task_id}: every line's busiest station is tied")
+    friday, _ = await t.call_all_pages("get_subway_ridership_by_station",
+                                       {"USE_DT": _ymd(LAST_FRIDAY), "LINE_NUM": line}, step=0)
+    top = _unique_max(friday, lambda r: number(r["GTON_TNOPE"]))
+    station = top["SBWY_STNS_NM"]
     monday = LAST_FRIDAY - timedelta(days=4)
     boardings = []
-    for i in range(5):
+    for i in range(4):
         args = {"USE_DT": _ymd(monday + timedelta(days=i)), "LINE_NUM": line, "SUB_STA_NM": station}
-        result = await t.call("get_subway_ridership_by_station", args, step=0, page=1, size=1000)
-        if not result.records:
-            raise DraftError(f"{t.task_id}: no ridership on {args}")
+        result = await t.call("get_subway_ridership_by_station", args, step=1, page=1, size=1000)
+        if len(result.records) != 1:
+            raise DraftError(f"{t.task_id}: not one ridership record for {args}")
         boardings.append(int(number(result.records[0]["GTON_TNOPE"])))
-    value = await t.evaluate(f"({' + '.join(map(str, boardings))}) / 5", step=1)
-    t.ask(f"지난주 월요일부터 금요일까지 {line} {station}역의 하루 평균 승차 인원은 몇 명인가요? 소수 둘째 자리까지요.")
+    boardings.append(int(number(top["GTON_TNOPE"])))
+    value = await t.evaluate(f"({' + '.join(map(str, boardings))}) / 5", step=2)
+    t.ask(f"지난주 금요일 {line}에서 승차 인원이 가장 많았던 역을 찾아서, 그 역의 지난주 월요일부터 금요일까지 하루 평균 "
+          f"승차 인원을 소수 둘째 자리까지 알려 주세요.")
     t.answer_number(round(value, 2))
-    t.tags += ["fan-out", "arithmetic"]
+    t.tags += ["fan-out", "reduction", "arithmetic"]
 
 
 @template("traffic", count=2)
@@ -415,30 +434,39 @@ async def subway_line_top_station(t: Draft) -> None:
 
 @template("traffic", count=2)
 async def bus_terminal_boardings(t: Draft) -> None:
-    """Route number → its first and last stops → the route's boardings by stop last Friday → their share."""
+    """Route number → its first and last stops → the route's boardings by stop last Friday (and the Friday
+    before, in parallel) → the terminals' share, or how much that share moved (evaluate_expression)."""
     t.today(TODAY.isoformat())
+    fridays = (LAST_FRIDAY,) if t.variant % 2 == 0 else (LAST_FRIDAY, LAST_FRIDAY - timedelta(days=7))
     routes = await t.explore_all("search_bus_routes")
     candidates = sorted(r["ROUTE_NM"] for r in routes if r["ROUTE_TYPE"] in ("간선", "지선"))
     for offset in range(len(candidates)):
         number_ = t.pick(candidates, offset=offset)
         route = next(r for r in routes if r["ROUTE_NM"] == number_)
-        rides = await t.explore("get_bus_ridership_by_stop", {"USE_DT": _ymd(LAST_FRIDAY), "RTE_NO": number_},
-                                size=1000)
-        names = [r["SBWY_STNS_NM"] for r in rides.records]
         ends = (route["ST_STA_NM"], route["ED_STA_NM"])
-        if ends[0] != ends[1] and all(names.count(e) == 1 for e in ends):
+        ok = ends[0] != ends[1]
+        for day in fridays:
+            rides = await t.explore("get_bus_ridership_by_stop", {"USE_DT": _ymd(day), "RTE_NO": number_}, size=1000)
+            names = [r["SBWY_STNS_NM"] for r in rides.records]
+            ok = ok and all(names.count(e) == 1 for e in ends)
+        if ok:
             break
     else:
         raise DraftError(f"{t.task_id}: no route whose terminals appear once")
     await t.call_all_pages("search_bus_routes", {"ROUTE_NM": number_}, step=0)
-    records, _ = await t.call_all_pages("get_bus_ridership_by_stop", {"USE_DT": _ymd(LAST_FRIDAY), "RTE_NO": number_},
-                                        step=1)
-    on = {r["SBWY_STNS_NM"]: int(number(r["GTON_TNOPE"])) for r in records}
-    total = sum(int(number(r["GTON_TNOPE"])) for r in records)
-    value = await t.evaluate(f"100 * ({on[ends[0]]} + {on[ends[1]]}) / {total}", step=2)
-    t.ask((f"{number_}번 버스의 기점과 종점 정류장에서 지난주 금요일에 탄 승객은 그날 이 노선 전체 승차 인원의 몇 %였나요? "
-           f"소수 둘째 자리까지 알려 주세요.",
-           f"지난주 금요일 {number_}번 버스 승차 인원 중 출발 정류장(기점)과 종점 정류장에서 탄 사람의 비율을 "
-           f"퍼센트로 구해 주세요.")[t.variant % 2])
+    shares = []
+    for day in fridays:
+        records, _ = await t.call_all_pages("get_bus_ridership_by_stop", {"USE_DT": _ymd(day), "RTE_NO": number_},
+                                            step=1)
+        on = {r["SBWY_STNS_NM"]: int(number(r["GTON_TNOPE"])) for r in records}
+        shares.append(f"100 * ({on[ends[0]]} + {on[ends[1]]}) / {sum(int(number(r['GTON_TNOPE'])) for r in records)}")
+    if len(shares) == 1:
+        value = await t.evaluate(shares[0], step=2)
+        t.ask(f"{number_}번 버스의 기점과 종점 정류장에서 지난주 금요일에 탄 승객은 그날 이 노선 전체 승차 인원의 몇 "
+              f"%였나요? 소수 둘째 자리까지 알려 주세요.")
+    else:
+        value = await t.evaluate(f"{shares[0]} - {shares[1]}", step=2)
+        t.ask(f"지난주 금요일 {number_}번 버스 승차 인원 중 출발 정류장(기점)과 종점 정류장에서 탄 사람의 비율은 그 전주 "
+              f"금요일보다 몇 %포인트 높아졌나요? 낮아졌으면 음수로, 소수 둘째 자리까지 알려 주세요.")
     t.answer_number(round(value, 2))
     t.tags += ["arithmetic"]
