@@ -1,11 +1,14 @@
 """`kopa edge graph build | stats | show`: EDGE Phase A, the execution-grounded tool graph.
 
-    kopa edge graph build [--sandbox | --bundle REF] [--seed N] [--rounds T] [--trials M] [--run FILE]
+    kopa edge graph build [--sandbox | --bundle REF] [--seed N] [--rounds T] [--trials M] [--run FILE] [--tool NAME ...]
+                          [--workers N | --ray ADDRESS]
     kopa edge graph stats RUN [--heldout 2] [--json]     # Figure 4 beside the paper, edges per platform/domain
     kopa edge graph show TOOL [--run RUN]                # a tool's edges in and out, with their posteriors
 
 A run is one DuckDB file (default ``<home>/edge/graphs/graph-<UTC time>.duckdb``); giving an existing file
-to ``build`` resumes it, and a file made with another seed, upstream or settings is refused.
+to ``build`` resumes it, and a file made with another seed, upstream, settings, tool set or binding proposer is
+refused. Bindings come from the chat endpoint in ``KOPA_EDGE__LLM_BASE_URL``/``_MODEL``/``_API_KEY`` when it is
+set (``edge.graph.llm_proposer``; its replies are cached beside the run file), else from the rule proposer.
 """
 
 from __future__ import annotations
@@ -70,24 +73,44 @@ def build(
     trials: Annotated[int | None, typer.Option(help="M, paths per iteration (Table 9: 500)")] = None,
     run: Annotated[Path | None, typer.Option(help="run file; an existing one is resumed")] = None,
     concurrency: Annotated[int, typer.Option(help="paths executed at once", min=1, max=256)] = 8,
+    tool: Annotated[list[str] | None, typer.Option(help="build the graph over these tools only (repeatable; "
+                                                        "default: the whole catalog)")] = None,
+    workers: Annotated[int, typer.Option(help="local processes the paths run in, each with its own runtime over "
+                                              "the same world (1: this process)", min=1, max=64)] = 1,
+    ray: Annotated[str | None, typer.Option("--ray", help="run the paths as Ray tasks on the cluster at this "
+                                                          "address ('local' starts one here)")] = None,
 ) -> None:
     """Build the skeleton, then refine it by executing sampled paths; resumable, deterministic per seed."""
     from edge.graph.build import build_graph
-    from edge.graph.proposer import RuleProposer
     from edge.graph.settings import PhaseASettings
     from edge.graph.skeleton import build_skeleton
     from edge.graph.store import GraphStore
 
     if sandbox and bundle:
         raise typer.BadParameter("give --sandbox or --bundle, not both")
+    if ray and workers > 1:
+        raise typer.BadParameter("give --workers or --ray, not both")
+    if bundle and (ray or workers > 1):
+        raise typer.BadParameter("--bundle records what the bundle lacks into a new version from one process; "
+                                 "run it without --workers/--ray (or use --sandbox)")
     settings = KopaSettings()
     phase_a = PhaseASettings.from_env(seed=seed, rounds=rounds, trials=trials)
     upstream = f"bundle:{bundle}" if bundle else "sandbox"
-    meta = {"upstream": upstream, "seed": phase_a.seed, "settings": phase_a.model_dump(exclude={"rounds"})}
     path = run or _graphs_dir(settings) / f"graph-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.duckdb"
+    proposer, proposer_id = _proposer(path)
+    tools = sorted(set(tool)) if tool else None
+    if tools:
+        from mcp_gateway.catalog import load_catalog
+
+        known = load_catalog()
+        for name in tools:
+            known.get(name)  # before the run file exists: an unknown name raises, naming the nearest ones
+    meta = {"upstream": upstream, "seed": phase_a.seed, "settings": phase_a.model_dump(exclude={"rounds"}),
+            "proposer": proposer_id, "tools": tools}
     store = GraphStore.open(path, expect=meta) if path.exists() else GraphStore.create(path, meta=meta)
     gateway = _open_gateway(settings, upstream)
     catalog = gateway.catalog
+    err.print(f"binding proposer: {proposer.describe() if hasattr(proposer, 'describe') else 'rule'}")
     start = store.next_round()
     err.print(f"Phase A run {path} ({upstream}, seed {phase_a.seed}): rounds {start}..{phase_a.rounds - 1}, "
               f"{phase_a.trials} paths each")
@@ -101,19 +124,57 @@ def build(
 
         async def go() -> None:
             try:
-                await build_graph(gateway.runtime, catalog, store, phase_a, proposer=RuleProposer(),
+                await build_graph(gateway.runtime, catalog, store, phase_a, proposer=proposer,
                                   candidates=lambda: build_skeleton(catalog, k_intra=phase_a.k_intra,
                                                                     k_cross=phase_a.k_cross, s_min=phase_a.s_min,
-                                                                    seed=phase_a.seed),
-                                  concurrency=concurrency, on_round=on_round)
+                                                                    seed=phase_a.seed, tools=tools),
+                                  concurrency=concurrency, on_round=on_round,
+                                  executor=_executor(settings, upstream, workers, ray, concurrency))
             finally:
                 await gateway.aclose()
 
         asyncio.run(go())
     counts = _counts(store, catalog)
     store.close()
+    if any(getattr(proposer, "stats", {}).values()):  # zero everywhere: this start admitted nothing
+        s = proposer.stats
+        err.print(f"binding proposer: {s['llm']:,} edges answered by the model, rule fallback for "
+                  f"{s['fallback_invalid']:,} invalid replies and {s['fallback_error']:,} endpoint errors; "
+                  f"{s['cached']:,} replies reused from the cache")
     _out().print(f"{counts.admitted:,} edges admitted, {counts.live:,} live, {counts.pruned:,} pruned "
                   f"({100 * counts.pruned_fraction:.1f}%) → {path}")
+
+
+def _proposer(run: Path) -> tuple[Any, dict[str, str]]:
+    """The LLM proposer when ``KOPA_EDGE__LLM_BASE_URL`` is set (replies cached beside the run), else the rule
+    one; and the identity the run records, so that a run is never resumed with another proposer."""
+    from edge.graph.proposer import RuleProposer
+    from edge.graph.settings import LLMProposerSettings
+
+    llm = LLMProposerSettings.from_env()
+    if llm is None:
+        return RuleProposer(), {"kind": "rule"}
+    from edge.graph.llm_proposer import LLMProposer
+
+    proposer = LLMProposer(llm, cache_path=llm.cache or run.with_name(f"{run.stem}.llm-replies.jsonl"))
+    return proposer, proposer.identity
+
+
+def _executor(settings: KopaSettings, upstream: str, workers: int, ray: str | None, concurrency: int):
+    """Where the paths run: None (this event loop), ``workers`` local processes, or Ray tasks; each worker
+    opens the same gateway this command does."""
+    import functools
+
+    opener = functools.partial(_open_gateway, settings, upstream)
+    if ray:
+        from edge.graph.pool import RayPaths
+
+        return lambda plans: RayPaths(opener, plans, address=ray, concurrency=concurrency)
+    if workers > 1:
+        from edge.graph.pool import ProcessPaths
+
+        return lambda plans: ProcessPaths(opener, plans, workers=workers, concurrency=concurrency)
+    return None
 
 
 def _counts(store, catalog):
@@ -140,6 +201,7 @@ def stats(
 ) -> None:
     """Edges admitted, live and pruned, per platform and domain, and Figure 4's success rates beside the paper's."""
     from edge.graph.executor import PathRunner
+    from edge.graph.pool import InProcessPaths
     from edge.graph.stats import PAPER_FIGURE_4, heldout_success, sample_edges
     from edge.graph.store import GraphStore
     from mcp_gateway.catalog import load_catalog
@@ -155,13 +217,13 @@ def stats(
                 "pruned": [e.key for e in edges if e.pruned_round is not None]}
         sets = {name: sample_edges(keys, sample, seed=int(store.meta()["seed"])) for name, keys in sets.items()}
         gateway = _open_gateway(settings, store.meta()["upstream"])
-        runner = PathRunner(gateway.runtime, gateway.catalog, {e.key: e.plan for e in edges})
+        paths = InProcessPaths(PathRunner(gateway.runtime, gateway.catalog, {e.key: e.plan for e in edges}))
         seed = int(store.meta()["seed"]) + 1  # not the run's own seed: held-out draws
 
         async def measure() -> dict[str, Any]:
             try:
                 cache = store.inputs_seen()
-                return {name: await heldout_success(runner, keys, seed=seed, per_edge=heldout, cache=cache)
+                return {name: await heldout_success(paths, keys, seed=seed, per_edge=heldout, cache=cache)
                         for name, keys in sets.items()}
             finally:
                 await gateway.aclose()

@@ -2,11 +2,14 @@
 success of the skeleton beside the refined graph G* (paper Figure 4: 50.2% → 62.7%, pruned 14.8%).
 
     python benchmarks/edge_phase_a.py [--rounds 100] [--trials 500] [--fractions 0.25,0.5,1] [--seed 0]
-                                      [--heldout 2] [--concurrency 8] [--home ~/.kopa]
+                                      [--workers 2 | --ray ADDRESS] [--heldout 2 --heldout-edges 2000]
+                                      [--concurrency 8] [--home ~/.kopa]
 
 For each fraction of the catalog's tools (a seeded sample), it builds the skeleton, admits the rule-based
 proposer's bindings and runs the rounds into a fresh run file, then measures held-out success on every
-edge of each set with a seed the rounds never used. Goal on 2 cores: the full catalog at T=100, M=500 in
+edge of a seeded sample of each set with a seed the rounds never used. ``--workers N`` runs the paths in N
+local processes (one runtime each over the same world file), ``--ray`` as Ray tasks; 1 worker runs them on
+this process's event loop. Goal on 2 cores: the full catalog at T=100, M=500 in
 <= 15 min.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import random
 import sys
@@ -26,18 +30,33 @@ sys.path.insert(0, str(REPO))
 
 from edge.graph.build import build_graph  # noqa: E402
 from edge.graph.executor import PathRunner  # noqa: E402
+from edge.graph.pool import InProcessPaths, ProcessPaths, RayPaths  # noqa: E402
 from edge.graph.proposer import RuleProposer  # noqa: E402
 from edge.graph.settings import PhaseASettings  # noqa: E402
 from edge.graph.skeleton import build_skeleton  # noqa: E402
-from edge.graph.stats import graph_counts, heldout_success  # noqa: E402
+from edge.graph.stats import graph_counts, heldout_success, sample_edges  # noqa: E402
 from edge.graph.store import GraphStore  # noqa: E402
 from mcp_gateway.gateway import open_gateway  # noqa: E402
 from sandbox import InProcessSandbox  # noqa: E402
 
 
+def open_sandbox_gateway(home: Path, scale: float):
+    """The chat-profile gateway over the in-process sandbox (module-level: worker processes call it too)."""
+    return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="chat", home=home)
+
+
+def executor_for(args: argparse.Namespace, gateway, catalog):
+    """Where the paths run, from --workers / --ray."""
+    opener = functools.partial(open_sandbox_gateway, args.home, args.scale)
+    if args.ray:
+        return lambda plans: RayPaths(opener, plans, address=args.ray, concurrency=args.concurrency)
+    if args.workers > 1:
+        return lambda plans: ProcessPaths(opener, plans, workers=args.workers, concurrency=args.concurrency)
+    return lambda plans: InProcessPaths(PathRunner(gateway.runtime, catalog, plans), concurrency=args.concurrency)
+
+
 async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
-    gateway = open_gateway(upstream="sandbox", sandbox=InProcessSandbox(args.home, scale=args.scale), profile="chat",
-                           home=args.home)
+    gateway = open_sandbox_gateway(args.home, args.scale)
     catalog = gateway.catalog
     names = sorted(catalog.names())
     tools = sorted(random.Random(args.seed).sample(names, round(fraction * len(names))))
@@ -47,9 +66,11 @@ async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
     skeleton = build_skeleton(catalog, k_intra=settings.k_intra, k_cross=settings.k_cross, s_min=settings.s_min,
                               seed=settings.seed, tools=tools)
     skeleton_s = time.perf_counter() - started
+    round_times: list[float] = []
     try:
         summaries = await build_graph(gateway.runtime, catalog, store, settings, proposer=RuleProposer(),
-                                      candidates=lambda: skeleton, concurrency=args.concurrency)
+                                      candidates=lambda: skeleton, executor=executor_for(args, gateway, catalog),
+                                      on_round=lambda s: round_times.append(time.perf_counter()))
         wall = time.perf_counter() - started
         calls = sum(s.trials for s in summaries)
         counts = graph_counts(store, catalog)
@@ -57,17 +78,24 @@ async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
               f"{counts.admitted:,} admitted; {args.rounds} rounds x {args.trials} paths: {wall:.1f} s, "
               f"{calls:,} calls, {calls / wall:.0f} calls/s; live {counts.live:,}, pruned {counts.pruned:,} "
               f"({100 * counts.pruned_fraction:.1f}%)")
+        steady = (round_times[-1] - round_times[0]) / (len(round_times) - 1) if len(round_times) > 1 else None
+        if steady:
+            print(f"       admission and first round {round_times[0] - started:.1f} s; then {steady:.1f} s a round "
+                  f"-> {args.rounds} rounds ~ {(round_times[0] - started + steady * (args.rounds - 1)) / 60:.1f} min")
         if args.heldout:
             edges = store.edges()
-            runner = PathRunner(gateway.runtime, catalog, {e.key: e.plan for e in edges})
+            paths = executor_for(args, gateway, catalog)({e.key: e.plan for e in edges})
             sets = {"skeleton": [e.key for e in edges], "G*": [e.key for e in edges if e.pruned_round is None],
                     "pruned": [e.key for e in edges if e.pruned_round is not None]}
             cache = store.inputs_seen()
+            started = time.perf_counter()
             for name, keys in sets.items():
-                h = await heldout_success(runner, keys, seed=args.seed + 1, per_edge=args.heldout, cache=cache,
-                                          concurrency=args.concurrency)
+                h = await heldout_success(paths, sample_edges(keys, args.heldout_edges, seed=args.seed),
+                                          seed=args.seed + 1, per_edge=args.heldout, cache=cache)
                 rate = "–" if h.rate is None else f"{100 * h.rate:.1f}%"
                 print(f"       held-out {name:<9} {h.edges:>6,} edges, {h.executions:>6,} executions, success {rate}")
+            paths.close()
+            print(f"       held-out trials: {time.perf_counter() - started:.1f} s")
     finally:
         store.close()
         await gateway.aclose()
@@ -80,7 +108,10 @@ def main() -> None:
     parser.add_argument("--fractions", default="0.25,0.5,1")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--heldout", type=int, default=2, help="held-out executions per edge (0: skip)")
-    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--heldout-edges", type=int, default=2000, help="edges sampled per set (0: every edge)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local worker processes")
+    parser.add_argument("--ray", default=None, help="run the paths as Ray tasks on this cluster ('local': start one)")
+    parser.add_argument("--concurrency", type=int, default=8, help="paths in flight per process")
     parser.add_argument("--scale", type=float, default=1.0, help="world scale (1: the full world)")
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("KOPA_HOME", "~/.kopa")).expanduser())
     args = parser.parse_args()

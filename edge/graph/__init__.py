@@ -6,18 +6,22 @@
                       candidates=lambda: skeleton)            # T rounds: sample, execute, update, prune
 
 Modules: ``skeleton`` (character n-gram retrieval with hnswlib), ``proposer`` (rule-based bindings and
-source plans), ``posterior`` and ``outcomes`` (Beta updates by Table 7, pruning by Eq. 5), ``sampler``
-(Thompson sampling), ``executor`` (paths run through ``ToolRuntime``), ``store`` (one DuckDB file per
+source plans), ``llm_proposer`` (the same from an OpenAI-compatible endpoint, rule fallback), ``posterior`` and ``outcomes`` (Beta updates by Table 7, pruning by Eq. 5), ``sampler``
+(Thompson sampling), ``executor`` (paths run through ``ToolRuntime``), ``pool`` (where a round's paths run:
+this event loop, local worker processes or Ray tasks), ``store`` (one DuckDB file per
 run), ``build`` (the loop), ``stats`` (Figure 4's held-out comparison).
 """
 
 from .build import RoundSummary, build_graph
 from .executor import PathRunner
+from .llm_proposer import LLMProposer
+from .pool import InProcessPaths, ProcessPaths, RayPaths
 from .posterior import EdgePosterior
 from .proposer import BindingProposal, RuleProposer
-from .settings import PhaseASettings
+from .settings import LLMProposerSettings, PhaseASettings
 from .skeleton import CandidateEdge, build_skeleton
 from .store import GraphStore, GraphStoreError
 
-__all__ = ["BindingProposal", "CandidateEdge", "EdgePosterior", "GraphStore", "GraphStoreError", "PathRunner",
-           "PhaseASettings", "RoundSummary", "RuleProposer", "build_graph", "build_skeleton"]
+__all__ = ["BindingProposal", "CandidateEdge", "EdgePosterior", "GraphStore", "GraphStoreError", "InProcessPaths",
+           "LLMProposer", "LLMProposerSettings", "PathRunner", "PhaseASettings", "ProcessPaths", "RayPaths",
+           "RoundSummary", "RuleProposer", "build_graph", "build_skeleton"]

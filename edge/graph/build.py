@@ -11,8 +11,7 @@ same graph whatever the concurrency, and a killed run resumes at the round it wa
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -21,10 +20,11 @@ from mcp_gateway.catalog.spec import ToolSpec
 from mcp_gateway.runtime.runtime import ToolRuntime
 
 from .executor import PathRunner
+from .pool import InProcessPaths, PathExecutor, PathJob
 from .posterior import EdgePosterior
 from .sampler import EdgeKey, ThompsonSampler, trial_rng
 from .settings import PhaseASettings
-from .store import GraphStore, TrialRecord
+from .store import GraphStore
 
 
 class Proposal(Protocol):
@@ -64,8 +64,7 @@ def admit_skeleton(store: GraphStore, catalog: Catalog, settings: PhaseASettings
                    candidates: Sequence[Any]) -> int:
     """Propose a binding for every candidate edge; admit those whose feasibility meets s_min, with their prior."""
     rows = []
-    for edge in candidates:
-        proposal = proposer.propose(catalog.get(edge.source), catalog.get(edge.target))
+    for edge, proposal in zip(candidates, _proposals(proposer, catalog, candidates), strict=True):
         if proposal is None or proposal.feasibility < settings.s_min:
             continue
         rows.append((edge.source, edge.target, edge.similarity, edge.cross_platform, proposal.feasibility,
@@ -74,20 +73,26 @@ def admit_skeleton(store: GraphStore, catalog: Catalog, settings: PhaseASettings
     return store.add_edges(rows)
 
 
-async def run_round(store: GraphStore, runner: PathRunner, settings: PhaseASettings, round_no: int, *,
-                    concurrency: int = 8) -> RoundSummary:
+def _proposals(proposer: Proposer, catalog: Catalog, candidates: Sequence[Any]) -> list[Proposal | None]:
+    """One proposal per candidate, in the candidates' order; a proposer with ``propose_many`` (the LLM one)
+    answers them concurrently."""
+    pairs = [(catalog.get(edge.source), catalog.get(edge.target)) for edge in candidates]
+    many = getattr(proposer, "propose_many", None)
+    if many is None:
+        return [proposer.propose(source, target) for source, target in pairs]
+    from .llm_proposer import run_blocking  # only a concurrent proposer needs it (and httpx)
+
+    return list(run_blocking(many(pairs)))
+
+
+async def run_round(store: GraphStore, paths: PathExecutor, settings: PhaseASettings, round_no: int) -> RoundSummary:
     posteriors = store.posteriors(live_only=True)
     sampler = ThompsonSampler(posteriors, epsilon=settings.epsilon_explore)
-    cache = store.inputs_seen()
-    rngs = [trial_rng(settings.seed, round_no, m) for m in range(settings.trials)]
-    paths = [sampler.path(rng, max_edges=settings.max_path_edges) for rng in rngs]
-    limit = asyncio.Semaphore(concurrency)
-
-    async def one(m: int) -> tuple[list[TrialRecord], list[Any]]:
-        async with limit:
-            return await runner.run(paths[m], rngs[m], trial=(round_no, m), cache=cache)
-
-    results = await asyncio.gather(*(one(m) for m in range(len(paths))))
+    jobs = []
+    for m in range(settings.trials):
+        rng = trial_rng(settings.seed, round_no, m)
+        jobs.append(PathJob(tuple(sampler.path(rng, max_edges=settings.max_path_edges)), rng, (round_no, m)))
+    results = await paths.run(jobs, store.inputs_seen())
     trials = [t for records, _ in results for t in records]
     updated = dict(posteriors)
     for t in trials:  # in path order: the same updates whatever order the paths finished in
@@ -97,26 +102,39 @@ async def run_round(store: GraphStore, runner: PathRunner, settings: PhaseASetti
     pruned = [k for k, p in sorted(updated.items()) if p.prunable(tau=settings.tau_prune,
                                                                   epsilon=settings.epsilon_prune, n_min=settings.n_min)]
     observations = [(o.tool, o.inputs, o.first_record) for _, observed in results for o in observed]
-    store.commit_round(round_no, paths=sum(bool(p) for p in paths), trials=trials,
+    sampled = sum(bool(j.path) for j in jobs)
+    store.commit_round(round_no, paths=sampled, trials=trials,
                        posteriors={k: p for k, p in updated.items() if p != posteriors[k]}, pruned=pruned,
                        observations=observations)
     edge_trials = [t for t in trials if t.hop]
-    return RoundSummary(round_no, sum(bool(p) for p in paths), len(trials), len(edge_trials),
+    return RoundSummary(round_no, sampled, len(trials), len(edge_trials),
                         sum(t.outcome in ("semantic_success", "generic_success") for t in edge_trials), len(pruned),
                         len(posteriors) - len(pruned))
 
 
 async def build_graph(runtime: ToolRuntime, catalog: Catalog, store: GraphStore, settings: PhaseASettings, *,
                       proposer: Proposer, candidates: Callable[[], Sequence[Any]], concurrency: int = 8,
+                      executor: Callable[[Mapping[EdgeKey, Any]], PathExecutor] | None = None,
                       on_round: Callable[[RoundSummary], None] = lambda s: None) -> list[RoundSummary]:
-    """Admit the skeleton (first start only), then run the rounds not yet committed."""
+    """Admit the skeleton (first start only), then run the rounds not yet committed.
+
+    ``executor`` makes the path executor from the edges' source plans (``ProcessPaths``, ``RayPaths``);
+    by default the paths run on this event loop through ``runtime``.
+    """
     if not store.edges():
         admit_skeleton(store, catalog, settings, proposer, candidates())
     plans: dict[EdgeKey, Any] = {e.key: e.plan for e in store.edges()}
-    runner = PathRunner(runtime, catalog, plans, retries=settings.environmental_retries)
+    if executor is None:
+        paths: PathExecutor = InProcessPaths(PathRunner(runtime, catalog, plans, retries=settings.environmental_retries),
+                                             concurrency=concurrency)
+    else:
+        paths = executor(plans)
     summaries = []
-    for round_no in range(store.next_round(), settings.rounds):
-        summary = await run_round(store, runner, settings, round_no, concurrency=concurrency)
-        summaries.append(summary)
-        on_round(summary)
+    try:
+        for round_no in range(store.next_round(), settings.rounds):
+            summary = await run_round(store, paths, settings, round_no)
+            summaries.append(summary)
+            on_round(summary)
+    finally:
+        paths.close()
     return summaries

@@ -8,15 +8,15 @@ call answered, the bound call ran) that came back as a success with records.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mcp_gateway.catalog import Catalog
 
-from .executor import PathRunner
+from .pool import PathExecutor, PathJob
 from .sampler import EdgeKey, trial_rng
 from .store import GraphStore
 
@@ -70,18 +70,11 @@ class HeldOut:
         return self.successes / self.executions if self.executions else None
 
 
-async def heldout_success(runner: PathRunner, edges: Sequence[EdgeKey], *, seed: int, per_edge: int = 2,
-                          cache: dict | None = None, concurrency: int = 8) -> HeldOut:
+async def heldout_success(paths: PathExecutor, edges: Sequence[EdgeKey], *, seed: int, per_edge: int = 2,
+                          cache: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> HeldOut:
     """Run each edge ``per_edge`` times as a one-edge path with fresh generators; count its executions."""
-    limit = asyncio.Semaphore(concurrency)
-
-    async def one(i: int, edge: EdgeKey) -> list:
-        async with limit:
-            records, _ = await runner.run([edge], trial_rng(seed, HELDOUT_ROUND, i), trial=(HELDOUT_ROUND, i),
-                                          cache=cache or {})
-            return records
-
-    jobs = [(i, edge) for i, edge in enumerate(e for e in edges for _ in range(per_edge))]
-    runs = await asyncio.gather(*(one(i, e) for i, e in jobs))
-    executed = [r for records in runs for r in records if r.hop]
+    jobs = [PathJob((edge,), trial_rng(seed, HELDOUT_ROUND, i), (HELDOUT_ROUND, i))
+            for i, edge in enumerate(e for e in edges for _ in range(per_edge))]
+    runs = await paths.run(jobs, cache or {})
+    executed = [r for records, _ in runs for r in records if r.hop]
     return HeldOut(len(edges), len(executed), sum(r.outcome in SUCCESS for r in executed))

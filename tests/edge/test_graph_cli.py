@@ -69,3 +69,25 @@ def test_bad_input_is_one_clear_error(run, tmp_path):
     assert missing.exit_code != 0 and "no-such-bundle" in str(missing.exception)
     unknown = runner.invoke(app, ["edge", "graph", "show", "find_dart_corp_cod", "--run", str(run)], env=ENV)
     assert unknown.exit_code != 0 and "find_dart_corp_code" in str(unknown.exception)
+
+
+DART = ["find_dart_corp_code", "get_dart_company_overview", "get_dart_convertible_bond_issuance_decision",
+        "get_dart_single_company_key_accounts", "search_dart_disclosures"]
+
+
+def test_worker_processes_build_the_same_run_as_one_process(tmp_path):
+    """`--workers 2` runs the paths in two processes with their own runtimes: the run is the same, call for call."""
+    runs = {}
+    for workers in (1, 2):
+        path = tmp_path / f"workers-{workers}.duckdb"
+        done = CliRunner().invoke(app, ["edge", "graph", "build", "--rounds", "2", "--trials", "16", "--run", str(path),
+                                        "--workers", str(workers), *[f"--tool={t}" for t in DART]], env=ENV)
+        assert done.exit_code == 0, done.output
+        store = GraphStore.open(path)
+        runs[workers] = (store.trials(), store.posteriors(live_only=False))
+        store.close()
+    assert len(runs[1][0]) > 16 and any(t.hop for t in runs[1][0])
+    assert runs[2] == runs[1]
+    both = CliRunner().invoke(app, ["edge", "graph", "build", "--workers", "2", "--ray", "local",
+                                    "--run", str(tmp_path / "z.duckdb")], env=ENV)
+    assert both.exit_code != 0 and "--workers or --ray" in both.output
