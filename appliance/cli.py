@@ -28,7 +28,8 @@ from rich.table import Table
 from sandbox.faults import BUILTIN_PROFILES, FaultProfileError
 from sandbox.versions import WORLD_VERSIONS
 
-from . import bench_demo, taskset_cli  # noqa: F401  (they register kopa bench demo | build-tasks | stats | audit)
+# these register kopa bench demo | build-tasks | stats | audit and kopa edge synth | filter | export | stats
+from . import bench_demo, edge_data_cli, taskset_cli  # noqa: F401
 from .bench_cli import bench_app
 from .cassettes_cli import cassettes_app
 from .cassettes_cli import drift as drift_command

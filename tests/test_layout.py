@@ -18,7 +18,7 @@ ALLOWED: dict[str, set[str]] = {
     "recorder": {"public_apis"},
     "mcp_gateway": {"recorder", "public_apis"},
     "bench": {"mcp_gateway", "recorder", "public_apis", "sandbox"},
-    "edge": {"mcp_gateway", "recorder", "public_apis"},
+    "edge": {"bench", "mcp_gateway", "recorder", "public_apis"},
     "appliance": {"bench", "edge", "mcp_gateway", "recorder", "public_apis", "sandbox"},
 }
 

@@ -1,0 +1,148 @@
+"""Dataset statistics beside the paper's: call structure (Table 10), one-to-many chaining (Table 11), type mix (Table 12).
+
+    stats = dataset_stats(items)
+    print(stats.table())          # ours beside the paper's, one line per figure
+    stats.as_json()
+
+Definitions (paper Appendix G):
+
+* **calls per task** — golden calls, parallel ones each counted; mean / median / min / max.
+* **steps** — sequential steps (parallel calls share one): the share of tasks with ≤3, 4–5 and ≥6.
+* **sequential / parallel calls** — a call alone in its step is sequential, one sharing its step with others parallel.
+* **one-to-many chaining** — of the multi-step trajectories, the share with at least one junction of cardinality
+  n ≥ 2 (a junction consuming a multi-record output).
+* **chained cardinality** — n over those junctions (n ≥ 2): median, p90 (nearest rank), max.
+* **multi-record calls** — the share of calls whose recorded result (``call_records``) held ≥ 2 records.
+* **type mix** — Table 12's classes, as a share of the tasks.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from edge.synth.item import SynthItem, TaskType
+
+__all__ = ["PAPER_TABLE_10", "PAPER_TABLE_11", "PAPER_TABLE_12", "DatasetStats", "dataset_stats", "nearest_rank"]
+
+# Table 10 (Appendix G): over the 1,781 synthesized tasks.
+PAPER_TABLE_10 = {"calls_mean": 4.13, "calls_median": 4, "calls_min": 2, "calls_max": 36,
+                  "steps_le3": 42.3, "steps_4_5": 50.9, "steps_ge6": 6.7, "sequential": 63.8, "parallel": 36.2}
+# Table 11 ("Ours" row) and the text beside it: 74.1% of calls return at least two records.
+PAPER_TABLE_11 = {"one_to_many": 81.2, "cardinality_median": 27, "cardinality_p90": 157, "cardinality_max": 224958,
+                  "multi_record_calls": 74.1}
+# Table 12: share of each task type, %.
+PAPER_TABLE_12 = {"MIXED": 36.7, "DRV": 19.7, "SEM": 17.0, "SEQ": 12.1, "CMP": 9.0, "COND": 2.8, "FAN": 2.7}
+
+
+def nearest_rank(values: Sequence[float], q: float) -> float:
+    """The q-quantile by nearest rank: the ceil(q·n)-th smallest value (an observed value, no interpolation)."""
+    if not values:
+        raise ValueError("no values")
+    ordered = sorted(values)
+    return ordered[max(math.ceil(q * len(ordered)), 1) - 1]
+
+
+def _pct(part: int, whole: int) -> float:
+    return 100.0 * part / whole if whole else 0.0
+
+
+@dataclass(frozen=True)
+class DatasetStats:
+    n_tasks: int
+    calls_mean: float
+    calls_median: float
+    calls_min: int
+    calls_max: int
+    steps_le3: float
+    steps_4_5: float
+    steps_ge6: float
+    sequential: float
+    parallel: float
+    one_to_many: float
+    multi_step_tasks: int
+    cardinality_median: float | None
+    cardinality_p90: float | None
+    cardinality_max: int | None
+    multi_record_calls: float
+    type_counts: dict[str, int]
+    type_shares: dict[str, float]
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(figure, ours, paper)."""
+        t10, t11 = PAPER_TABLE_10, PAPER_TABLE_11
+
+        def card(v: float | None) -> str:
+            return "n/a" if v is None else f"{v:g}"
+
+        rows = [
+            ("Table 10: calls per task (mean / med. / min / max)",
+             f"{self.calls_mean:.2f} / {self.calls_median:g} / {self.calls_min} / {self.calls_max}",
+             f"{t10['calls_mean']} / {t10['calls_median']} / {t10['calls_min']} / {t10['calls_max']}"),
+            ("Table 10: steps <=3 / 4-5 / >=6 (%)",
+             f"{self.steps_le3:.1f} / {self.steps_4_5:.1f} / {self.steps_ge6:.1f}",
+             f"{t10['steps_le3']} / {t10['steps_4_5']} / {t10['steps_ge6']}"),
+            ("Table 10: calls sequential / parallel (%)", f"{self.sequential:.1f} / {self.parallel:.1f}",
+             f"{t10['sequential']} / {t10['parallel']}"),
+            ("Table 11: one-to-many chaining (%)", f"{self.one_to_many:.1f}", f"{t11['one_to_many']}"),
+            ("Table 11: chained cardinality median / p90 / max",
+             f"{card(self.cardinality_median)} / {card(self.cardinality_p90)} / {card(self.cardinality_max)}",
+             f"{t11['cardinality_median']} / {t11['cardinality_p90']} / {t11['cardinality_max']:,}"),
+            ("Appendix G: calls returning >=2 records (%)", f"{self.multi_record_calls:.1f}",
+             f"{t11['multi_record_calls']}"),
+        ]
+        rows += [(f"Table 12: {name} (%)", f"{self.type_shares[name]:.1f} ({self.type_counts[name]})", f"{paper}")
+                 for name, paper in PAPER_TABLE_12.items()]
+        return rows
+
+    def table(self) -> str:
+        width = max(len(r[0]) for r in self.rows())
+        lines = [f"{'figure':<{width}}  {'ours':<28} paper", *(
+            f"{name:<{width}}  {ours:<28} {paper}" for name, ours, paper in self.rows())]
+        return "\n".join(lines + [f"({self.n_tasks} tasks)"])
+
+    def as_json(self) -> dict[str, Any]:
+        return {**asdict(self), "paper": {"table_10": PAPER_TABLE_10, "table_11": PAPER_TABLE_11,
+                                          "table_12": PAPER_TABLE_12}}
+
+
+def dataset_stats(items: Sequence[SynthItem]) -> DatasetStats:
+    """Tables 10-12 for ``items``.
+
+    Raises:
+        ValueError: no items, or an item whose ``call_records`` does not have one entry per golden call.
+    """
+    if not items:
+        raise ValueError("no items: statistics need at least one task")
+    calls = [len(i.task.golden_actions) for i in items]
+    steps = [i.task.n_steps for i in items]
+    per_step = Counter((i.task.id, a.step) for i in items for a in i.task.golden_actions)
+    sequential = sum(1 for n in per_step.values() if n == 1)
+    all_calls = sum(calls)
+    multi_step = [i for i in items if i.task.n_steps >= 2]
+    one_to_many = sum(1 for i in multi_step if any(j.cardinality >= 2 for j in i.junctions))
+    cardinalities = [j.cardinality for i in items for j in i.junctions if j.cardinality >= 2]
+    for i in items:
+        if len(i.call_records) != len(i.task.golden_actions):
+            raise ValueError(f"item {i.task.id}: call_records has {len(i.call_records)} entries for "
+                             f"{len(i.task.golden_actions)} golden calls")
+    multi_record = sum(1 for i in items for n in i.call_records if n >= 2)
+    types = Counter(i.task_type.value for i in items)
+    return DatasetStats(
+        n_tasks=len(items), calls_mean=statistics.fmean(calls), calls_median=statistics.median(calls),
+        calls_min=min(calls), calls_max=max(calls),
+        steps_le3=_pct(sum(1 for s in steps if s <= 3), len(items)),
+        steps_4_5=_pct(sum(1 for s in steps if 4 <= s <= 5), len(items)),
+        steps_ge6=_pct(sum(1 for s in steps if s >= 6), len(items)),
+        sequential=_pct(sequential, all_calls), parallel=_pct(all_calls - sequential, all_calls),
+        one_to_many=_pct(one_to_many, len(multi_step)), multi_step_tasks=len(multi_step),
+        cardinality_median=statistics.median(cardinalities) if cardinalities else None,
+        cardinality_p90=nearest_rank(cardinalities, 0.9) if cardinalities else None,
+        cardinality_max=max(cardinalities) if cardinalities else None,
+        multi_record_calls=_pct(multi_record, all_calls),
+        type_counts={t.value: types.get(t.value, 0) for t in TaskType},
+        type_shares={t.value: _pct(types.get(t.value, 0), len(items)) for t in TaskType})

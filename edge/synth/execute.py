@@ -1,0 +1,438 @@
+"""Run a trajectory for real through the bench-profile runtime, as a ``Draft`` (golden calls, key placeholders).
+
+    executed = await run_chain(draft, walk, want=TaskType.DRV, rng=rng)       # a sequential walk over G*
+    executed = await run_semantic(draft, graph, rng) / run_comparison(...) / run_conditional(...)
+
+A chain calls the walk's start tool, then crosses each edge: the cardinality n of the bound field's values
+in the source's records types the junction (SEQ passes the one value, FAN calls the target once per value in
+one parallel step, DRV first selects records by an operator computed here from the real records). The
+wanted type steers what a junction may be: a junction that would change the type ends the chain there (or
+abandons it when it is the first). The non-sequential templates call tools with inputs Phase A saw work:
+SEM two tools with shared arguments in parallel, CMP one tool with different arguments in parallel, COND a
+check on one call's result deciding which of two calls runs next.
+
+Every golden call must be a semantic success with records, and a result may span at most ``MAX_PAGES``
+pages; anything else raises ``Abandon`` with the reason. The ``Trace`` holds what the realiser may say
+(start inputs, tools, fields, operators, pivots) and the values that crossed junctions, which it must not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bench.taskset.draft import MAX_PAGE, Draft, DraftError
+from edge.graph.executor import bind_arguments
+from mcp_gateway.runtime.result import Outcome
+
+from .item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
+from .junctions import as_date, as_number, derive, distinct_values, junction_type, pivots
+from .walk import LiveGraph, Walk
+
+__all__ = ["MAX_PAGES", "Abandon", "Executed", "Hop", "Trace", "classify", "run_chain", "run_comparison",
+           "run_conditional", "run_semantic"]
+
+MAX_PAGES = 3  # a result needing more pages makes a trajectory too long to be a useful item
+_CODE_LIKE = re.compile(r"(cd|code|no|id|seq|num|yn|url|link|tel|addr)$", re.IGNORECASE)
+
+
+class Abandon(Exception):
+    """The walk or template cannot become an item; the message is the reason (counted by the builder)."""
+
+
+@dataclass(frozen=True)
+class Hop:
+    junction: Junction
+    given: dict[str, Any]  # target parameters filled from the plan's candidates (the user states them)
+    op_field: str | None = None  # the field a DRV operator reads (may differ from the bound field)
+    values: tuple[str, ...] = ()  # bound values that went on (after a DRV's selection)
+
+
+@dataclass
+class Trace:
+    kind: str  # chain | sem | cmp | cond
+    start: str
+    start_args: dict[str, Any]
+    hops: list[Hop] = field(default_factory=list)
+    final: dict[str, Any] = field(default_factory=dict)
+    others: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    bound_values: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Executed:
+    trace: Trace
+    junctions: list[Junction]
+    final: FinalType | None
+    task_type: TaskType
+    recipe: dict[str, Any]  # call indices are the draft's (``answer.remap`` turns them into golden ones)
+    answer: tuple[str, ...]  # accepted answers, the first the canonical one
+    number: bool
+
+
+def classify(junctions: Sequence[Junction], final: FinalType | None, *, fanned_drv: bool = False) -> TaskType:
+    """Table 12's class: one pattern gives its name, several give MIXED.
+
+    Patterns are the junction types crossed (a DRV whose selection fans out adds FAN) and a CMP or COND
+    final. A SEM final is the plain lookup that ends every chain: it is a pattern of its own only in a
+    trajectory without junctions (the semantic-parallel template).
+    """
+    patterns = list(dict.fromkeys(j.type.value for j in junctions))
+    if fanned_drv and JunctionType.FAN.value not in patterns:
+        patterns.append(JunctionType.FAN.value)
+    if final in (FinalType.CMP, FinalType.COND) or (final is FinalType.SEM and not junctions):
+        patterns.append(final.value)
+    if not patterns:
+        raise ValueError("a trajectory without junctions needs a SEM, CMP or COND final")
+    return TaskType(patterns[0]) if len(patterns) == 1 else TaskType.MIXED
+
+
+# ----------------------------------------------------------------------------------------------- calls
+
+
+async def fetch(draft: Draft, tool: str, args: dict[str, Any], step: int) -> tuple[list[dict[str, Any]], list[int], int]:
+    """Every record of one result as golden calls: page 1 at ``step``, the rest together at ``step + 1``.
+
+    Returns (records, the draft's call indices, the next free step).
+    """
+    spec = draft.spec(tool)
+    size = spec.endpoint.max_page_size if spec.endpoint is not None else MAX_PAGE
+    first = await _call(draft, tool, args, step, 1, size)
+    pages = math.ceil((first.total_count or len(first.records)) / size)
+    if pages > MAX_PAGES:
+        raise Abandon(f"{tool} returned {first.total_count} records, {pages} pages (at most {MAX_PAGES})")
+    records, calls = list(first.records), [len(draft.calls) - 1]
+    for page in range(2, pages + 1):
+        records += (await _call(draft, tool, args, step + 1, page, size)).records
+        calls.append(len(draft.calls) - 1)
+    return records, calls, step + (2 if pages > 1 else 1)
+
+
+async def _call(draft: Draft, tool: str, args: dict[str, Any], step: int, page: int, size: int) -> Any:
+    try:
+        result = await draft.call(tool, args, step=step, page=page, size=size)
+    except DraftError as exc:
+        raise Abandon(f"call failed: {exc}") from None
+    if result.outcome is not Outcome.SEMANTIC_SUCCESS:
+        raise Abandon(f"{tool}({args}) was a {result.outcome.value}, not a semantic success")
+    if not result.records:
+        raise Abandon(f"{tool}({args}) returned no record")
+    return result
+
+
+# ----------------------------------------------------------------------------------------------- fields
+
+
+def _code_like(name: str, description: str) -> bool:
+    return bool(_CODE_LIKE.search(name)) or any(w in description for w in ("코드", "번호", "ID", "주소", "URL"))
+
+
+def _descriptions(draft: Draft, tool: str) -> dict[str, str]:
+    return {f.name: f.description_ko for f in draft.spec(tool).output}
+
+
+def _numeric(records: Sequence[Mapping[str, Any]], name: str) -> bool:
+    values = [r.get(name) for r in records if r.get(name) not in (None, "")]
+    return len(values) >= 2 and all(as_number(v) is not None for v in values) and len(set(map(str, values))) >= 2
+
+
+def _dated(records: Sequence[Mapping[str, Any]], name: str) -> bool:
+    values = [r.get(name) for r in records if r.get(name) not in (None, "")]
+    return len(values) >= 2 and all(as_date(v) is not None for v in values)
+
+
+def _enum(records: Sequence[Mapping[str, Any]], name: str) -> bool:
+    return 2 <= len(distinct_values(records, name)) <= 12
+
+
+def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]], bound: str,
+                *, single: bool) -> dict[str, list[tuple[str, Any]]]:
+    """Operator → the (field, pivot) choices that leave 1 (``single``) or 1..φ distinct bound values."""
+    described = _descriptions(draft, tool)
+    limit = 1 if single else FAN_BUDGET
+    out: dict[str, list[tuple[str, Any]]] = {}
+
+    def keep(op: str, name: str, pivot: Any = None) -> None:
+        left = distinct_values(derive(records, op, field=name, pivot=pivot), bound)
+        if 1 <= len(left) <= limit:
+            out.setdefault(op, []).append((name, pivot))
+
+    for name, description in sorted(described.items()):
+        if name == bound or _code_like(name, description):
+            continue
+        if _numeric(records, name) and not _dated(records, name):
+            for op in ("max", "min"):
+                keep(op, name)
+            for op in ("ge", "le"):
+                for pivot in pivots(records, op, field=name, bound=bound, phi=limit):
+                    out.setdefault(op, []).append((name, pivot))
+        elif _dated(records, name):
+            for pivot in pivots(records, "date_after", field=name, bound=bound, phi=limit):
+                out.setdefault("date_after", []).append((name, pivot))
+        elif _enum(records, name):
+            for pivot in pivots(records, "eq", field=name, bound=bound, phi=limit):
+                out.setdefault("eq", []).append((name, pivot))
+    keep("most_frequent", bound)
+    return out
+
+
+def _primary(plan: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
+    """(param, field) of the plan's first upstream binding whose field the records fill."""
+    for source in plan:
+        if source["kind"] == "upstream" and distinct_values(records, source["field"]):
+            return source["param"], source["field"]
+    return None
+
+
+def _label_field(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]], bound: str) -> str:
+    """A name-like field to label a branch by (the answer a CMP gives), else the bound field."""
+    for name, description in sorted(_descriptions(draft, tool).items()):
+        if name != bound and ("명" in description or "이름" in description) and not _code_like(name, description) \
+                and distinct_values(records, name):
+            return name
+    return bound
+
+
+# ------------------------------------------------------------------------------------------------ chain
+
+
+def _allowed(want: TaskType, jt: JunctionType, crossed: Sequence[Junction]) -> bool:
+    if want is TaskType.SEQ:
+        return jt is JunctionType.SEQ
+    if want is TaskType.FAN:
+        return jt is JunctionType.FAN and not crossed
+    if want is TaskType.DRV:
+        return jt is JunctionType.DRV if not crossed else jt is JunctionType.SEQ
+    return True  # MIXED: anything; a fan-out ends the chain
+
+
+async def run_chain(draft: Draft, walk: Walk, *, want: TaskType, rng: np.random.Generator) -> Executed:
+    """Execute ``walk`` steering it toward ``want`` (SEQ, FAN, DRV or MIXED)."""
+    records, calls, step = await fetch(draft, walk.start, walk.start_args, 0)
+    trace = Trace("chain", walk.start, dict(walk.start_args))
+    junctions: list[Junction] = []
+    branches: list[tuple[str, list[dict[str, Any]], list[int]]] = [("", records, calls)]
+    fanned_drv = False
+    for edge in walk.edges:
+        source_records = branches[0][1]
+        primary = _primary(edge.plan, source_records)
+        if primary is None:
+            raise Abandon(f"{edge.source} → {edge.target}: no bound field has a value in the records")
+        param, bound = primary
+        values = distinct_values(source_records, bound)
+        jt = junction_type(len(values))
+        if not _allowed(want, jt, junctions):
+            if junctions:
+                break
+            raise Abandon(f"{want.value} wanted, but the first junction {edge.source}.{bound} is {jt.value} "
+                          f"(n={len(values)})")
+        user_given = {str(v) for v in [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values())]}
+        operator = pivot = op_field = None
+        chosen = values
+        if jt is JunctionType.DRV:
+            options = derivations(draft, edge.source, source_records, bound,
+                                  single=want is not TaskType.MIXED)
+            if not options:
+                raise Abandon(f"{edge.source}.{bound} (n={len(values)}): no DRV operator selects ≤ φ values")
+            operator = sorted(options)[int(rng.integers(len(options)))]
+            op_field, pivot = options[operator][int(rng.integers(len(options[operator])))]
+            chosen = distinct_values(derive(source_records, operator, field=op_field, pivot=pivot), bound)
+        spec = draft.spec(edge.target)
+        label_field = _label_field(draft, edge.source, source_records, bound)
+        next_branches = []
+        given: dict[str, Any] = {}
+        for value in chosen:
+            representative = next(r for r in source_records if str(r.get(bound)).strip() == value)
+            args = bind_arguments(edge.plan, representative, spec, rng)
+            given = {s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args}
+            crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
+            if set(crossing) <= user_given:  # a decorative junction: the question already names what crosses it
+                raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
+            trace.bound_values += crossing
+            got, got_calls, after = await fetch(draft, edge.target, args, step)
+            label = str(representative.get(label_field) or value)
+            next_branches.append((label, got, got_calls))
+        step = after if len(chosen) == 1 else step + 1 + any(len(c) > 1 for _, _, c in next_branches)
+        junction = Junction(source=edge.source, target=edge.target, field=bound, param=param,
+                            cardinality=len(values), type=jt, operator=operator, pivot=pivot)
+        junctions.append(junction)
+        trace.hops.append(Hop(junction, given, op_field, tuple(chosen)))
+        branches = next_branches
+        if len(branches) > 1:
+            fanned_drv = jt is JunctionType.DRV
+            break
+    if not junctions:
+        raise Abandon(f"{walk.start}: the walk crossed no junction")
+    return _chain_final(draft, trace, junctions, branches, want, rng, fanned_drv)
+
+
+def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches: list, want: TaskType,
+                 rng: np.random.Generator, fanned_drv: bool) -> Executed:
+    if len(branches) > 1:
+        groups = [{"label": label, "calls": calls} for label, _, calls in branches]
+        if want is TaskType.MIXED:  # comparing the branches adds a pattern; FAN alone sums them
+            pick = ("max", "min", "diff")[int(rng.integers(3))]
+            recipe = {"op": "compare", "groups": groups, "measure": "count", "pick": pick}
+            trace.final = {"kind": "compare", "pick": pick, "tool": junctions[-1].target}
+            final = FinalType.CMP
+        else:
+            recipe = {"op": "count", "calls": [i for g in groups for i in g["calls"]]}
+            trace.final = {"kind": "sum", "tool": junctions[-1].target}
+            final = FinalType.SEM
+        return _executed(trace, junctions, final, recipe, branches, fanned_drv)
+    _, records, calls = branches[0]
+    tool = junctions[-1].target
+    lookup = _lookup(draft, tool, records, calls, trace, rng)
+    single = classify(junctions, FinalType.SEM, fanned_drv=fanned_drv)
+    if want is TaskType.MIXED and single is not TaskType.MIXED:
+        n = len(records)  # a COND final turns a one-pattern chain into a MIXED one
+        threshold = max(1, n + int(rng.integers(-1, 2)))
+        cmp = ("ge", "le")[int(rng.integers(2))]
+        holds = n >= threshold if cmp == "ge" else n <= threshold
+        count = {"op": "count", "calls": calls}
+        recipe = {"op": "cond", "test": {"calls": calls, "measure": "count", "cmp": cmp, "threshold": threshold},
+                  "taken": "then" if holds else "else", "then": lookup[0], "else": count}
+        trace.final = {"kind": "cond_tail", "tool": tool, "cmp": cmp, "threshold": threshold, "then": lookup[1]}
+        return _executed(trace, junctions, FinalType.COND, recipe, branches, fanned_drv)
+    trace.final = lookup[1]
+    return _executed(trace, junctions, FinalType.SEM, lookup[0], branches, fanned_drv)
+
+
+def _lookup(draft: Draft, tool: str, records: list[dict[str, Any]], calls: list[int], trace: Trace,
+            rng: np.random.Generator) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(recipe, final description) of a plain lookup: a field with one value over the records, else the count."""
+    described = _descriptions(draft, tool)
+    bound = set(trace.bound_values)
+    fields = [name for name, d in sorted(described.items())
+              if not _code_like(name, d) and len(values := distinct_values(records, name)) == 1
+              and values[0] not in bound and len(values[0]) <= 60]
+    if fields and rng.random() < 0.6:
+        name = fields[int(rng.integers(len(fields)))]
+        kind = "number" if as_number(records[0].get(name)) is not None else "string"
+        return ({"op": "field", "calls": calls, "field": name, "type": kind},
+                {"kind": "field", "tool": tool, "field": name})
+    return {"op": "count", "calls": calls}, {"kind": "count", "tool": tool}
+
+
+def _executed(trace: Trace, junctions: list[Junction], final: FinalType, recipe: dict[str, Any],
+              branches: list, fanned_drv: bool) -> Executed:
+    from .answer import recompute, response_type
+
+    by_call: dict[int, list[dict[str, Any]]] = {}
+    for _, records, calls in branches:
+        by_call[calls[0]] = records  # page 1's index carries every page's records; the other pages none
+        for extra in calls[1:]:
+            by_call[extra] = []
+    flat = _records_view(recipe, by_call)
+    answer = _safe(recompute, recipe, flat)
+    return Executed(trace, junctions, final, classify(junctions, final, fanned_drv=fanned_drv), recipe,
+                    (answer,), response_type(recipe).value == "number")
+
+
+def _records_view(recipe: Mapping[str, Any], by_call: Mapping[int, list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    """A records-by-call list for the draft indices the recipe reads (others empty)."""
+    size = max(by_call, default=-1) + 1
+    return [by_call.get(i, []) for i in range(size)]
+
+
+def _safe(fn: Any, *args: Any) -> str:
+    from .answer import RecipeError
+
+    try:
+        return fn(*args)
+    except RecipeError as exc:
+        raise Abandon(f"no single answer: {exc}") from None
+
+
+# -------------------------------------------------------------------------------------- templates
+
+
+def _tools_with_inputs(graph: LiveGraph) -> list[str]:
+    return sorted(graph.inputs)
+
+
+def _params(draft: Draft, tool: str) -> set[str]:
+    return {p.name for p in draft.spec(tool).params if not p.is_generic}
+
+
+async def run_semantic(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:
+    """SEM: two tools of one platform called in parallel with the same (user-given) arguments; their records
+    counted together."""
+    tools = _tools_with_inputs(graph)
+    if not tools:
+        raise Abandon("no tool with known inputs")
+    first = tools[int(rng.integers(len(tools)))]
+    args = graph.start_args(first, rng)
+    platform = draft.spec(first).platform
+    pool = sorted({t for t in [*graph.outgoing, *(e.target for es in graph.outgoing.values() for e in es),
+                               *graph.inputs]})
+    partners = [t for t in pool if t != first and draft.spec(t).platform == platform and set(args) <= _params(draft, t)
+                and not draft.spec(t).realtime]
+    if not partners:
+        raise Abandon(f"SEM: no other tool of {platform} takes {sorted(args)}")
+    second = partners[int(rng.integers(len(partners)))]
+    got1, calls1, _ = await fetch(draft, first, args, 0)
+    got2, calls2, _ = await fetch(draft, second, args, 0)
+    trace = Trace("sem", first, dict(args), others=[(second, dict(args))], final={"kind": "sum"})
+    recipe = {"op": "count", "calls": [*calls1, *calls2]}
+    return _executed(trace, [], FinalType.SEM, recipe, [("", got1, calls1), ("", got2, calls2)], False)
+
+
+async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:
+    """CMP: one tool called in parallel with 2-3 different user-given arguments; the record counts compared."""
+    tools = [t for t in _tools_with_inputs(graph) if len(graph.inputs[t]) >= 2]
+    if not tools:
+        raise Abandon("CMP: no tool with two different known inputs")
+    tool = tools[int(rng.integers(len(tools)))]
+    seen = graph.inputs[tool]
+    k = min(len(seen), 2 + int(rng.integers(2)))
+    picks = sorted(rng.choice(len(seen), size=k, replace=False).tolist())
+    variants = [dict(seen[i]) for i in picks]
+    differing = sorted({key for v in variants for key in v if any(w.get(key) != v.get(key) for w in variants)})
+    branches = []
+    for args in variants:
+        got, calls, _ = await fetch(draft, tool, args, 0)
+        label = str(args.get(differing[0], "")) if len(differing) == 1 else ""
+        branches.append((label, got, calls))
+    labels = [b[0] for b in branches]
+    if len(differing) == 1 and all(labels) and len(set(labels)) == len(labels):
+        pick = ("max", "min", "diff")[int(rng.integers(3))] if k == 2 else ("max", "min")[int(rng.integers(2))]
+    elif k == 2:
+        pick = "diff"
+    else:
+        raise Abandon(f"CMP: {k} inputs of {tool} differ in {differing}, no one label per branch")
+    groups = [{"label": label, "calls": calls} for label, _, calls in branches]
+    recipe = {"op": "compare", "groups": groups, "measure": "count", "pick": pick}
+    trace = Trace("cmp", tool, variants[0], others=[(tool, v) for v in variants],
+                  final={"kind": "compare", "pick": pick, "tool": tool, "key": differing[0] if len(differing) == 1 else None})
+    return _executed(trace, [], FinalType.CMP, recipe, branches, False)
+
+
+async def run_conditional(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:
+    """COND: one call's record count against a threshold decides which of two further calls runs; its count
+    is the answer."""
+    tools = _tools_with_inputs(graph)
+    if len(tools) < 3:
+        raise Abandon("COND: fewer than three tools with known inputs")
+    test_tool, then_tool, else_tool = (tools[i] for i in rng.choice(len(tools), size=3, replace=False).tolist())
+    test_args = graph.start_args(test_tool, rng)
+    then_args, else_args = graph.start_args(then_tool, rng), graph.start_args(else_tool, rng)
+    got, calls, step = await fetch(draft, test_tool, test_args, 0)
+    n = len(got)
+    threshold = max(1, n + int(rng.integers(-1, 2)))
+    cmp = ("ge", "le")[int(rng.integers(2))]
+    holds = n >= threshold if cmp == "ge" else n <= threshold
+    tool, args = (then_tool, then_args) if holds else (else_tool, else_args)
+    branch, branch_calls, _ = await fetch(draft, tool, args, step)
+    taken = "then" if holds else "else"
+    count = {"op": "count", "calls": branch_calls}
+    recipe = {"op": "cond", "test": {"calls": calls, "measure": "count", "cmp": cmp, "threshold": threshold},
+              "taken": taken, "then": count if holds else None, "else": None if holds else count}
+    trace = Trace("cond", test_tool, dict(test_args), others=[(then_tool, then_args), (else_tool, else_args)],
+                  final={"kind": "cond", "cmp": cmp, "threshold": threshold})
+    return _executed(trace, [], FinalType.COND, recipe, [("", got, calls), ("", branch, branch_calls)], False)

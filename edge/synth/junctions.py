@@ -1,0 +1,120 @@
+"""Junction typing by cardinality (paper §3.3) and the DRV operators, as pure functions over records.
+
+    junction_type(1) is SEQ, junction_type(3) is FAN, junction_type(6) is DRV      # φ = FAN_BUDGET = 5
+    derive(records, "max", field="trafficAmout")            # the one record with the largest value
+    derive(records, "ge", field="gasolinePrice", pivot=1700) # every record at or above the pivot
+    pivots(records, "ge", field="gasolinePrice", bound="stdRestCd")   # pivots keeping ≤ φ bound values
+
+Every operator keeps the records' order and breaks ties stably: ``max``/``min`` take the first record that
+holds the extreme value, ``most_frequent`` the value that appears first among the most frequent ones. A
+record whose field is missing or unreadable (a number field holding text) is never selected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .item import FAN_BUDGET, JunctionType
+
+__all__ = ["DATE_OPERATORS", "NUMERIC_OPERATORS", "OPERATORS", "as_date", "as_number", "derive", "distinct_values",
+           "junction_type", "pivots"]
+
+Record = Mapping[str, Any]
+NUMERIC_OPERATORS = ("max", "min", "ge", "le")
+DATE_OPERATORS = ("date_after",)
+OPERATORS = ("max", "min", "ge", "le", "eq", "date_after", "most_frequent")
+_NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
+_DATE = re.compile(r"^(\d{4})[-./]?(\d{2})[-./]?(\d{2})$")
+
+
+def junction_type(n: int, phi: int = FAN_BUDGET) -> JunctionType:
+    """SEQ for n = 1, FAN for 2 ≤ n ≤ φ, DRV for n > φ (n: distinct values crossing the junction)."""
+    if n < 1:
+        raise ValueError(f"a junction carries at least one value, got n={n}")
+    if n == 1:
+        return JunctionType.SEQ
+    return JunctionType.FAN if n <= phi else JunctionType.DRV
+
+
+def as_number(value: Any) -> float | None:
+    """A record's value as a number ("1,690" → 1690.0), or None when it is not one as a whole."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).replace(",", "").strip()
+    return float(text) if _NUMBER.match(text) else None
+
+
+def as_date(value: Any) -> str | None:
+    """A date value as YYYYMMDD (from YYYYMMDD, YYYY-MM-DD or YYYY.MM.DD), or None."""
+    match = _DATE.match(str(value).strip()) if value is not None else None
+    return "".join(match.groups()) if match else None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or str(value).strip() == "" else str(value).strip()
+
+
+def distinct_values(records: Sequence[Record], field: str) -> list[str]:
+    """The field's distinct non-empty values as text, in order of first appearance."""
+    return list(dict.fromkeys(v for r in records if (v := _text(r.get(field))) is not None))
+
+
+def derive(records: Sequence[Record], operator: str, *, field: str, pivot: Any = None) -> list[Record]:
+    """The records the DRV ``operator`` selects on ``field`` (in record order; see the module for ties).
+
+    Raises:
+        ValueError: an unknown operator, or a threshold/equality/date operator without a pivot.
+    """
+    if operator not in OPERATORS:
+        raise ValueError(f"unknown DRV operator {operator!r}; known: {', '.join(OPERATORS)}")
+    if operator in ("ge", "le", "eq", "date_after") and pivot is None:
+        raise ValueError(f"DRV operator {operator!r} needs a pivot")
+    if operator in ("max", "min"):
+        scored = [(n, r) for r in records if (n := as_number(r.get(field))) is not None]
+        if not scored:
+            return []
+        best = (max if operator == "max" else min)(n for n, _ in scored)
+        return [next(r for n, r in scored if n == best)]
+    if operator in ("ge", "le"):
+        limit = as_number(pivot)
+        if limit is None:
+            raise ValueError(f"pivot {pivot!r} of {operator!r} is not a number")
+        keep = (lambda n: n >= limit) if operator == "ge" else (lambda n: n <= limit)
+        return [r for r in records if (n := as_number(r.get(field))) is not None and keep(n)]
+    if operator == "eq":
+        return [r for r in records if _text(r.get(field)) == _text(pivot)]
+    if operator == "date_after":
+        after = as_date(pivot)
+        if after is None:
+            raise ValueError(f"pivot {pivot!r} of 'date_after' is not a date")
+        return [r for r in records if (d := as_date(r.get(field))) is not None and d > after]
+    counts = Counter(v for r in records if (v := _text(r.get(field))) is not None)
+    if not counts:
+        return []
+    top = max(counts.values())
+    winner = next(v for v in distinct_values(records, field) if counts[v] == top)  # earliest of the tied
+    return [r for r in records if _text(r.get(field)) == winner]
+
+
+def pivots(records: Sequence[Record], operator: str, *, field: str, bound: str, phi: int = FAN_BUDGET) -> list[Any]:
+    """Observed values of ``field`` that, as the pivot of ``operator``, leave 1..φ distinct ``bound`` values.
+
+    In a fixed order (numbers ascending, dates ascending, text by first appearance), so a seeded choice
+    among them is reproducible. Empty for the operators that take no pivot.
+    """
+    if operator in ("ge", "le"):
+        observed = sorted({n for r in records if (n := as_number(r.get(field))) is not None})
+        candidates: list[Any] = [int(n) if n.is_integer() else n for n in observed]
+    elif operator == "date_after":
+        candidates = sorted({d for r in records if (d := as_date(r.get(field))) is not None})
+    elif operator == "eq":
+        candidates = distinct_values(records, field)
+    else:
+        return []
+    return [p for p in candidates if 1 <= len(distinct_values(derive(records, operator, field=field, pivot=p), bound))
+            <= phi]

@@ -1,0 +1,246 @@
+"""Deterministic Korean realiser: a user's question for an executed trajectory, from typed phrase templates.
+
+    query, phrasing = realise(trace, catalog, rng)      # phrasing: 'seq.1+count.2', the writer is 'rule:<phrasing>'
+
+The question is built from what the user may know: the start inputs (naturalised: "20230401" → "2023년 4월
+1일"), values the user chooses for parameters no junction fills, DRV operators with their pivots, and the
+Korean descriptions of tools and fields (parentheticals, English identifiers and procedure words dropped).
+Values that crossed a junction are never written; ``leaks`` finds any that slipped in (a start input can
+happen to equal one), and the builder drops such an item. Each junction type and final type has several
+phrasings; the generator picks one of each, so the same trace and seed give the same question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .execute import Hop, Trace
+from .item import JunctionType
+
+__all__ = ["leaks", "naturalise", "realise", "topic"]
+
+_PAREN = re.compile(r"\s*\(([^()]*)\)")
+_ASCII_WORD = re.compile(r"\s*\b[A-Za-z_][A-Za-z0-9_]*\b\s*")
+_ENDINGS = re.compile(r"\s*(을|를|이|가)?\s*(조회합니다|찾습니다|제공합니다|돌려줍니다|확인합니다|검색합니다|입니다|검색)\.?$")
+_DATE8 = re.compile(r"^((?:19|20)\d{2})-?(\d{2})-?(\d{2})$")
+_MONTH = re.compile(r"^((?:19|20)\d{2})-?(\d{2})$")
+
+
+def _coda(word: str) -> bool | None:
+    """Whether the last syllable of ``word`` ends in a consonant (None: not Hangul or a digit)."""
+    word = word.rstrip(" )'\"")
+    if not word:
+        return None
+    last = word[-1]
+    if "가" <= last <= "힣":
+        return (ord(last) - 0xAC00) % 28 != 0
+    if last.isdigit():
+        return last in "013678"  # 영 일 삼 육 칠 팔 end in a consonant; 이 사 오 구 do not
+    return None
+
+
+def _particle(word: str, with_coda: str, without: str) -> str:
+    return word + (with_coda if _coda(word) else without)
+
+
+def ga(word: str) -> str:
+    return _particle(word, "이", "가")
+
+
+def eul(word: str) -> str:
+    return _particle(word, "을", "를")
+
+
+def eun(word: str) -> str:
+    return _particle(word, "은", "는")
+
+
+def wa(word: str) -> str:
+    return _particle(word, "과", "와")
+
+
+def ro(word: str) -> str:
+    last = word.rstrip()[-1:] if word.strip() else ""
+    if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 not in (0, 8):  # ㄹ받침 takes 로
+        return word + "으로"
+    return word + "로"
+
+
+def _clean(text: str) -> str:
+    def paren(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        keep = (len(inner) <= 10 and "," not in inner and ":" not in inner and not inner.startswith("예")
+                and not re.search(r"[A-Za-z0-9]", inner))
+        return f"({inner})" if keep else ""
+
+    text = _PAREN.sub(paren, text)
+    text = _ASCII_WORD.sub(" ", text)
+    return re.sub(r"\s+", " ", text).strip(" ,·:")
+
+
+def topic(spec: Any) -> str:
+    """What a tool is about, as a noun phrase ("고속도로 휴게소 위치 목록")."""
+    first = re.split(r"(?<=[.])\s", spec.description_ko.strip(), maxsplit=1)[0]
+    text = _ENDINGS.sub("", _clean(first)).strip(" .")
+    return text or spec.name
+
+
+def field_name(spec: Any, name: str) -> str:
+    description = next((f.description_ko for f in spec.output if f.name == name), name)
+    return _clean(description) or name
+
+
+def param_name(spec: Any, name: str) -> str:
+    p = spec.param(name)
+    text = re.split(r"[.,;]", _clean(p.description_ko))[0] if p is not None else name
+    return re.sub(r"\s*예\s*$", "", text).strip() or name
+
+
+def naturalise(value: Any, description: str = "") -> str:
+    """A value as a user writes it: dates and months in Korean, years with 년, the rest as it is."""
+    text = str(value).strip()
+    if m := _DATE8.match(text):
+        return f"{m.group(1)}년 {int(m.group(2))}월 {int(m.group(3))}일"
+    if (m := _MONTH.match(text)) and 1 <= int(m.group(2)) <= 12:
+        return f"{m.group(1)}년 {int(m.group(2))}월"
+    if re.fullmatch(r"\d{4}", text) and any(w in description for w in ("년도", "연도", "년")):
+        return f"{text}년"
+    return text
+
+
+def _conditions(spec: Any, args: Mapping[str, Any]) -> str:
+    """'노선명이 경부선이고 휴게소 표준코드가 000016인' for a tool's user-given arguments."""
+    parts = []
+    for name in sorted(args):
+        p = spec.param(name)
+        if p is None or p.is_generic or args[name] in (None, ""):
+            continue
+        parts.append((param_name(spec, name), naturalise(args[name], p.description_ko)))
+    if not parts:
+        return ""
+    return "이고 ".join(f"{ga(label)} {value}" for label, value in parts) + "인"
+
+
+_OPERATOR = {
+    "max": ("{f}{i} 가장 큰", "{f}{i} 제일 높은"),
+    "min": ("{f}{i} 가장 작은", "{f}{i} 제일 낮은"),
+    "ge": ("{f}{i} {p} 이상인", "{f}{i} {p}을 넘거나 같은"),
+    "le": ("{f}{i} {p} 이하인", "{f}{i} {p}을 넘지 않는"),
+    "eq": ("{f}{i} {p}인", "{f}{i} '{p}'에 해당하는"),
+    "date_after": ("{f}{i} {p} 이후인", "{f}{i} {p}보다 늦은"),
+    "most_frequent": ("가장 자주 나오는 {f}의", "제일 많이 등장하는 {f}의"),
+}
+
+
+def _hop_phrase(hop: Hop, catalog: Any, choice: int) -> str:
+    j = hop.junction
+    source, target = catalog.get(j.source), catalog.get(j.target)
+    what, to = field_name(source, j.field), topic(target)
+    given = _conditions(target, hop.given)
+    to = f"{given} {to}" if given else to
+    if j.type is JunctionType.SEQ:
+        forms = (f"거기 나온 {what}에 해당하는 {to}", f"그 {eul(what)} 기준으로 본 {to}", f"같은 {what}의 {to}")
+    elif j.type is JunctionType.FAN:
+        forms = (f"거기 나온 {what} 각각의 {to}", f"{what}마다 {to}", f"그 {what}별 {to}")
+    else:
+        op_field = field_name(source, hop.op_field or j.field)
+        pivot = naturalise(j.pivot, op_field) if j.pivot is not None else ""
+        templates = _OPERATOR[j.operator or "max"]
+        which = templates[choice % len(templates)].format(f=op_field, i=("이" if _coda(op_field) else "가"), p=pivot)
+        many = "들" if len(hop.values) > 1 else ""
+        forms = (f"그중 {which} 항목{many}의 {what}에 해당하는 {to}", f"{which} 것{many}의 {what}로 찾은 {to}",
+                 f"그 가운데 {which} 쪽{many} {what}의 {to}")
+    return forms[choice % len(forms)]
+
+
+_COUNT = ("모두 몇 건인가요?", "전부 몇 개예요?", "몇 건이나 되는지 알려 주세요.")
+_SUM = ("다 합치면 몇 건인가요?", "모두 더하면 몇 개인지 궁금해요.", "합계가 몇 건인지 알려 주세요.")
+_FIELD = ("{f}{e} 무엇인가요?", "{f}{e} 어떻게 되나요?", "{f}{i} 궁금해요. 알려 주세요.")
+_PICK = {"max": ("어느 쪽이 가장 많나요?", "어디가 제일 많은지 알려 주세요."),
+         "min": ("어느 쪽이 가장 적나요?", "어디가 제일 적은지 알려 주세요."),
+         "diff": ("가장 많은 쪽과 가장 적은 쪽은 몇 건 차이인가요?", "많은 쪽이 적은 쪽보다 몇 건 더 많나요?")}
+
+
+def _ask_field(catalog: Any, tool: str, name: str, choice: int) -> str:
+    f = field_name(catalog.get(tool), name)
+    return _FIELD[choice % 3].format(f=f, e="은" if _coda(f) else "는", i="이" if _coda(f) else "가")
+
+
+def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, str]:
+    """(Korean question, phrasing id) for an executed trace."""
+    pick = lambda k: int(rng.integers(k))  # noqa: E731 - one draw per choice, in a fixed order
+    start = catalog.get(trace.start)
+    opening_args = _conditions(start, trace.start_args)
+    if trace.kind == "chain":
+        ids = []
+        text = f"{opening_args} {topic(start)}" if opening_args else topic(start)
+        pieces = [text]
+        for hop in trace.hops:
+            c = pick(3)
+            ids.append(f"{hop.junction.type.value.lower()}{c}")
+            pieces.append(_hop_phrase(hop, catalog, c))
+        lead = pieces[0] + "에서 " + ", 다시 ".join(pieces[1:]) + "까지 따라가면,"
+        final = trace.final
+        c = pick(3)
+        if final["kind"] == "count":
+            tail = _COUNT[c]
+        elif final["kind"] == "field":
+            tail = _ask_field(catalog, final["tool"], final["field"], c)
+        elif final["kind"] == "sum":
+            tail = _SUM[c]
+        elif final["kind"] == "compare":
+            options = _PICK[final["pick"]]
+            tail = "건수를 비교하면 " + options[c % len(options)]
+        else:  # cond_tail: a check on the arrived records decides what is asked
+            rule = "이상" if final["cmp"] == "ge" else "이하"
+            then = (field_name(catalog.get(final["tool"]), final["then"]["field"])
+                    if final["then"]["kind"] == "field" else "건수")
+            forms = (f"그게 {final['threshold']}건 {rule}이면 {eul(then)} 알려 주시고, 아니면 몇 건인지만 알려 주세요.",
+                     f"{final['threshold']}건 {rule}일 때는 {eul(then)}, 그렇지 않을 때는 건수를 알려 주세요.",
+                     f"모두 {final['threshold']}건 {rule}라면 {eul(then)} 말해 주시고, 아니라면 몇 건인지 알려 주세요.")
+            tail = forms[c]
+        ids.append(f"{final['kind']}{c}")
+        return f"{lead} {tail}", "+".join(ids)
+    if trace.kind == "sem":
+        (other, _), = trace.others
+        c = pick(3)
+        lead = f"{opening_args} " if opening_args else ""
+        return (f"{lead}{wa(topic(start))} {eul(topic(catalog.get(other)))} 함께 보면, {_SUM[c]}", f"sem{c}")
+    if trace.kind == "cmp":
+        key = trace.final.get("key")
+        labels = []
+        for _, args in trace.others:
+            if key is not None:
+                p = start.param(key)
+                labels.append(naturalise(args[key], p.description_ko if p else ""))
+            else:
+                labels.append(_conditions(start, args) + " 경우")
+        c = pick(2)
+        options = _PICK[trace.final["pick"]]
+        subject = f"{param_name(start, key)} " if key is not None else ""
+        return (f"{subject}{', '.join(labels)} 각각의 {eul(topic(start))} 비교하면 {options[c % len(options)]}",
+                f"cmp{c}")
+    # cond
+    (then_tool, then_args), (else_tool, else_args) = trace.others
+    rule = "이상" if trace.final["cmp"] == "ge" else "이하"
+    c = pick(2)
+    then_cond = _conditions(catalog.get(then_tool), then_args)
+    else_cond = _conditions(catalog.get(else_tool), else_args)
+    lead = f"{opening_args} " if opening_args else ""
+    forms = (f"{lead}{ga(topic(start))} {trace.final['threshold']}건 {rule}이면 {then_cond} "
+             f"{ga(topic(catalog.get(then_tool)))} 몇 건인지, 아니면 {else_cond} {ga(topic(catalog.get(else_tool)))} "
+             "몇 건인지 알려 주세요.",
+             f"먼저 {lead}{eul(topic(start))} 보고 {trace.final['threshold']}건 {rule}이라면 {then_cond} "
+             f"{topic(catalog.get(then_tool))}의 건수를, 그렇지 않다면 {else_cond} "
+             f"{topic(catalog.get(else_tool))}의 건수를 알려 주세요.")
+    return re.sub(r"\s+", " ", forms[c]), f"cond{c}"
+
+
+def leaks(query: str, values: Iterable[Any], *, allowed: Sequence[Any] = ()) -> list[str]:
+    """The junction values (two characters or more) that appear in ``query``, except those the user gave."""
+    given = {str(v) for v in allowed}
+    return sorted({v for v in map(str, values) if len(v.strip()) >= 2 and v not in given and v.strip() in query})

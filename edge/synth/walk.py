@@ -1,0 +1,109 @@
+"""Posterior-weighted walks over the refined graph G* (the live edges of a Phase A run).
+
+    graph = LiveGraph.from_store(store, catalog)
+    walk = graph.walk(rng, edges=3)       # None when no start tool has inputs to begin with
+
+A walk starts at a tool with known working inputs (Phase A's ``inputs_seen``, only those that set a
+non-generic value, so the first call is a semantic success) and follows live edges, each step choosing
+among the current tool's outgoing edges with probability proportional to the edge's posterior mean. It
+never revisits a tool and stops early where no edge leaves. Realtime tools and tools that write state are
+left out: their answers are not reproducible from a recording. Every list is sorted, so the same store and
+generator give the same walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from edge.graph.store import GraphStore, StoredEdge
+
+__all__ = ["MAX_WALK_EDGES", "LiveGraph", "Walk"]
+
+MAX_WALK_EDGES = 5
+
+
+@dataclass(frozen=True)
+class Walk:
+    start: str
+    start_args: dict[str, Any]
+    edges: tuple[StoredEdge, ...] = ()
+
+    @property
+    def tools(self) -> list[str]:
+        return [self.start, *(e.target for e in self.edges)]
+
+
+@dataclass
+class LiveGraph:
+    outgoing: dict[str, list[StoredEdge]]
+    inputs: dict[str, list[dict[str, Any]]]  # tool → semantic start inputs, oldest first
+    run: str = ""
+    starts: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_store(cls, store: GraphStore, catalog: Any) -> LiveGraph:
+        def usable(tool: str) -> bool:
+            spec = catalog.get(tool)
+            return not spec.realtime and not spec.writes_state and spec.endpoint is not None
+
+        outgoing: dict[str, list[StoredEdge]] = {}
+        for edge in store.edges(live_only=True):  # sorted by (source, target)
+            if usable(edge.source) and usable(edge.target):
+                outgoing.setdefault(edge.source, []).append(edge)
+        inputs = {tool: [a for a in seen if _semantic(a, catalog.get(tool))]
+                  for tool, seen in sorted(store.inputs_seen().items()) if tool in catalog and usable(tool)}
+        inputs = {t: _unique(a) for t, a in inputs.items() if a}
+        return cls(outgoing, inputs, store.path.name, sorted(t for t in outgoing if t in inputs))
+
+    def start_args(self, tool: str, rng: np.random.Generator, *, broaden: float = 0.0) -> dict[str, Any]:
+        """Inputs seen to work for ``tool``; with probability ``broaden`` only a random part of them, so the
+        first call returns more than the one entity Phase A bound (what makes FAN and DRV junctions)."""
+        seen = dict(self.inputs[tool][int(rng.integers(len(self.inputs[tool])))])
+        if len(seen) > 1 and rng.random() < broaden:
+            keys = sorted(seen)
+            kept = rng.choice(len(keys), size=int(rng.integers(1, len(keys))), replace=False)
+            seen = {keys[i]: seen[keys[i]] for i in sorted(kept.tolist())}
+        return seen
+
+    def walk(self, rng: np.random.Generator, *, edges: int, start: str | None = None,
+             broaden: float = 0.7) -> Walk | None:
+        """A walk of 1..``edges`` edges (fewer where the graph ends), or None when there is nowhere to start."""
+        if not 1 <= edges <= MAX_WALK_EDGES:
+            raise ValueError(f"a walk has 1..{MAX_WALK_EDGES} edges, asked {edges}")
+        if start is None:
+            if not self.starts:
+                return None
+            start = self.starts[int(rng.integers(len(self.starts)))]
+        elif start not in self.inputs or start not in self.outgoing:
+            return None
+        args = self.start_args(start, rng, broaden=broaden)
+        path: list[StoredEdge] = []
+        node, seen = start, {start}
+        while len(path) < edges:
+            options = [e for e in self.outgoing.get(node, ()) if e.target not in seen]
+            if not options:
+                break
+            weights = np.array([max(e.posterior.mean, 1e-9) for e in options])
+            edge = options[int(rng.choice(len(options), p=weights / weights.sum()))]
+            path.append(edge)
+            node = edge.target
+            seen.add(node)
+        return Walk(start, args, tuple(path))
+
+
+def _semantic(args: Mapping[str, Any], spec: Any) -> bool:
+    """The inputs set at least one non-generic parameter (else the call is only a generic success)."""
+    generic = {p.name for p in spec.params if p.is_generic}
+    return any(k not in generic and v not in (None, "") for k, v in args.items())
+
+
+def _unique(seen: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for args in seen:
+        if args not in out:
+            out.append(args)
+    return out

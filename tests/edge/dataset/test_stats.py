@@ -1,0 +1,49 @@
+"""Tables 10-12 on a hand-made set, against figures computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge.dataset.stats import PAPER_TABLE_10, PAPER_TABLE_12, dataset_stats, nearest_rank
+from edge.synth.item import TaskType
+from tests.edge.filter.items import bench, junction, wrap
+
+
+def test_hand_computed_figures():
+    b = bench()
+    # trf-001: 4 calls, 4 steps, all alone.       fin-001: 4 calls, 3 steps (step 1 has two).
+    # dst-001: 8 calls, 3 steps (4 + 2 + 2, all parallel).
+    items = [
+        wrap(b["trf-001"], task_type=TaskType.DRV, call_records=(12, 1, 8, 1),
+             junctions=(junction("get_rest_area_fuel_prices", "list_rest_area_locations", "serviceAreaCode",
+                                 "serviceAreaCode", 40),
+                        junction("list_rest_area_locations", "get_rest_area_best_foods", "stdRestCd", "stdRestCd", 1))),
+        wrap(b["fin-001"], task_type=TaskType.SEQ, call_records=(1, 1, 3, 1),
+             junctions=(junction("find_dart_corp_code", "get_dart_convertible_bond_issuance_decision", "corp_code",
+                                 "corp_code", 1),)),
+        wrap(b["dst-001"], task_type=TaskType.MIXED, call_records=(30, 25, 2, 2, 1, 1, 1, 1),
+             junctions=(junction("gg_population_stat_2025", "evaluate_expression", "tot", "expression", 3),)),
+    ]
+    s = dataset_stats(items)
+    assert (s.calls_mean, s.calls_median, s.calls_min, s.calls_max) == (pytest.approx(16 / 3), 4, 4, 8)
+    assert (s.steps_le3, s.steps_4_5, s.steps_ge6) == (pytest.approx(200 / 3), pytest.approx(100 / 3), 0)
+    # sequential: trf-001's 4 + fin-001's steps 0 and 2 = 6 of 16 calls
+    assert (s.sequential, s.parallel) == (pytest.approx(600 / 16), pytest.approx(1000 / 16))
+    # all three are multi-step; trf-001 (n=40) and dst-001 (n=3) have a one-to-many junction
+    assert s.multi_step_tasks == 3 and s.one_to_many == pytest.approx(200 / 3)
+    assert (s.cardinality_median, s.cardinality_p90, s.cardinality_max) == (21.5, 40, 40)
+    # calls with >= 2 records: 12, 8 | 3 | 30, 25, 2, 2 = 7 of 16
+    assert s.multi_record_calls == pytest.approx(700 / 16)
+    assert s.type_counts == {"MIXED": 1, "DRV": 1, "SEM": 0, "SEQ": 1, "CMP": 0, "COND": 0, "FAN": 0}
+    assert s.type_shares["DRV"] == pytest.approx(100 / 3)
+    table = s.table()
+    assert "4.13 / 4 / 2 / 36" in table and "36.7" in table and "81.2" in table
+    assert s.as_json()["paper"]["table_10"] == PAPER_TABLE_10 and list(PAPER_TABLE_12) == [t.value for t in TaskType]
+
+
+def test_nearest_rank_and_refusals():
+    assert nearest_rank([5, 1, 3, 2, 4], 0.9) == 5 and nearest_rank([5, 1, 3, 2, 4], 0.5) == 3
+    with pytest.raises(ValueError, match="no items"):
+        dataset_stats([])
+    with pytest.raises(ValueError, match="trf-001: call_records has 1 entries for 4 golden calls"):
+        dataset_stats([wrap(bench()["trf-001"], call_records=(3,))])

@@ -1,0 +1,66 @@
+"""A small real Phase A run (rest areas, bills, DART: 26 tools of 3 platforms) and items synthesized over it.
+
+Both are session-scoped: the graph takes ~5 s, a synthesis of ``N_ITEMS`` items ~6 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from appliance.cli import app
+from bench.taskset.build import open_recording_gateway
+from edge.graph.store import GraphStore
+from edge.synth.build import synthesize
+from mcp_gateway.gateway import open_gateway
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+
+ENV = {"KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE), "COLUMNS": "200"}
+TOOLS = [
+    "find_dart_corp_code", "get_dart_company_overview", "get_dart_convertible_bond_issuance_decision",
+    "get_dart_single_company_key_accounts", "search_dart_disclosures",
+    "get_all_assembly_member_history", "get_bill_detail", "get_bill_vote_results", "get_member_votes_on_bill",
+    "get_national_assembly_members", "list_assembly_committees", "list_committee_members", "search_all_bills",
+    "search_committee_minutes", "search_member_sponsored_bills", "search_plenary_minutes",
+    "get_rest_area_best_foods", "get_rest_area_brands", "get_rest_area_conveniences", "get_rest_area_fuel_prices",
+    "get_rest_area_oil_list", "get_tollbooth_traffic_volume", "list_rest_area_locations", "list_tollbooths",
+]
+N_ITEMS = 16
+SEED = 0
+
+
+@pytest.fixture(scope="session")
+def graph_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("synth-graph") / "graph.duckdb"
+    done = CliRunner().invoke(app, ["edge", "graph", "build", "--rounds", "2", "--trials", "16", "--run", str(path),
+                                    *[f"--tool={t}" for t in TOOLS]], env=ENV)
+    assert done.exit_code == 0, done.output
+    return path
+
+
+def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: int = SEED):
+    async def run():
+        store = GraphStore.open(graph_path)
+        gateway = open_recording_gateway(TEST_DATA_DIR, cassettes, "edge-synth", scale=TEST_SCALE)
+        try:
+            return await synthesize(store, gateway, n, seed)
+        finally:
+            await gateway.aclose()
+            store.close()
+    return asyncio.run(run())
+
+
+@pytest.fixture(scope="session")
+def synthesized(graph_path, tmp_path_factory):
+    """(items, abandoned reasons, the cassette folder their bundle is in)."""
+    cassettes = tmp_path_factory.mktemp("synth-cassettes")
+    items, abandoned = synthesize_into(graph_path, cassettes)
+    assert items, f"nothing synthesized; abandoned: {abandoned.most_common(10)}"
+    return items, abandoned, cassettes
+
+
+def replay_gateway(cassettes: Path, bundle: str):
+    return open_gateway(upstream="replay", profile="bench", home=cassettes, cassettes=cassettes, bundle=bundle)

@@ -1,0 +1,87 @@
+"""Junction typing at the φ boundaries and every DRV operator against hand-computed records."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge.synth.item import JunctionType
+from edge.synth.junctions import derive, distinct_values, junction_type, pivots
+
+RECORDS = [
+    {"name": "가", "price": "1,700", "date": "2023-04-01", "kind": "휘발유", "route": "경부선"},
+    {"name": "나", "price": "1650", "date": "20230315", "kind": "경유", "route": "호남선"},
+    {"name": "다", "price": "1,700", "date": "2023.05.20", "kind": "휘발유", "route": "호남선"},
+    {"name": "라", "price": "", "date": "2022-12-31", "kind": "경유", "route": "경부선"},
+    {"name": "마", "price": "1600", "date": "2023-04-02", "kind": "LPG", "route": "영동선"},
+]
+
+
+@pytest.mark.parametrize(("n", "expected"), [(1, JunctionType.SEQ), (2, JunctionType.FAN), (5, JunctionType.FAN),
+                                             (6, JunctionType.DRV), (100, JunctionType.DRV)])
+def test_junction_type_at_the_fan_budget_boundaries(n, expected):
+    assert junction_type(n) is expected
+
+
+def test_junction_type_refuses_no_value_and_follows_phi():
+    with pytest.raises(ValueError, match="at least one value"):
+        junction_type(0)
+    assert junction_type(3, phi=2) is JunctionType.DRV
+    assert junction_type(2, phi=2) is JunctionType.FAN
+
+
+def names(records):
+    return [r["name"] for r in records]
+
+
+def test_max_and_min_take_the_first_of_a_tie_and_skip_unreadable_values():
+    assert names(derive(RECORDS, "max", field="price")) == ["가"]  # 가 and 다 tie at 1700: the first one
+    assert names(derive(RECORDS, "min", field="price")) == ["마"]  # 라 has no price: never selected
+
+
+def test_thresholds_keep_record_order():
+    assert names(derive(RECORDS, "ge", field="price", pivot=1700)) == ["가", "다"]
+    assert names(derive(RECORDS, "le", field="price", pivot="1,650")) == ["나", "마"]
+    assert derive(RECORDS, "ge", field="price", pivot=2000) == []
+
+
+def test_equality_and_date_after_across_date_formats():
+    assert names(derive(RECORDS, "eq", field="kind", pivot="경유")) == ["나", "라"]
+    assert names(derive(RECORDS, "date_after", field="date", pivot="2023-04-01")) == ["다", "마"]
+    assert names(derive(RECORDS, "date_after", field="date", pivot="20221231")) == ["가", "나", "다", "마"]
+
+
+def test_most_frequent_breaks_ties_by_first_appearance():
+    # 경부선 and 호남선 both appear twice: 경부선 appears first
+    assert names(derive(RECORDS, "most_frequent", field="route")) == ["가", "라"]
+    assert names(derive(RECORDS, "most_frequent", field="kind")) == ["가", "나", "다", "라"][0::2]  # 휘발유 first
+
+
+def test_bad_operator_and_missing_pivot_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown DRV operator 'median'"):
+        derive(RECORDS, "median", field="price")
+    with pytest.raises(ValueError, match="needs a pivot"):
+        derive(RECORDS, "ge", field="price")
+
+
+def test_pivots_leave_at_most_phi_distinct_bound_values():
+    # by price ≥ pivot, the names left: 1600 → 4 names, 1650 → 3, 1700 → 2
+    assert pivots(RECORDS, "ge", field="price", bound="name", phi=3) == [1650, 1700]
+    assert pivots(RECORDS, "ge", field="price", bound="route", phi=1) == []  # 1700 leaves 경부선 and 호남선
+    assert pivots(RECORDS, "eq", field="kind", bound="route", phi=1) == ["LPG"]
+    for pivot in pivots(RECORDS, "date_after", field="date", bound="name", phi=2):
+        assert 1 <= len(distinct_values(derive(RECORDS, "date_after", field="date", pivot=pivot), "name")) <= 2
+    assert pivots(RECORDS, "max", field="price", bound="name") == []
+
+
+def test_the_llm_writer_refuses_a_leaking_or_foreign_question():
+    from edge.graph.llm_proposer import InvalidReply
+    from edge.synth.llm_writer import check_query
+
+    ok = check_query({"query": "경부선 휴게소 중 편의시설이 가장 많은 곳은 어디예요?"}, ["000016"], ["경부선"])
+    assert ok.startswith("경부선")
+    for reply, why in (({"query": "휴게소 000016의 편의시설은 몇 개예요?"}, "junction values"),
+                       ({"query": "How many rest areas are there?"}, "Korean"),
+                       ({"query": "stdRestCd 기준으로 편의시설은 몇 개예요?"}, "identifiers"),
+                       ({"answer": "x"}, "no 'query'")):
+        with pytest.raises(InvalidReply, match=why):
+            check_query(reply, ["000016"], ["경부선"])

@@ -1,0 +1,162 @@
+"""Items synthesized over a real Phase A run: bench-scorable, parallel where they fan out, no leaked
+intermediate value, valid in replay, reproducible by seed, spread over Table 12's classes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+
+import pytest
+
+from bench.agents import OracleAgent
+from bench.agents.oracle import format_answer
+from bench.episode import run_episode
+from bench.task import ResponseType, validate_against_catalog
+from edge.synth.answer import recompute
+from edge.synth.build import TABLE_12, quotas
+from edge.synth.item import FinalType, JunctionType, TaskType
+from edge.synth.validity import check_validity, replay_records
+from mcp_gateway.catalog import load_catalog
+
+from .conftest import N_ITEMS, replay_gateway, synthesize_into
+
+
+class WrongAnswerAgent(OracleAgent):
+    """The golden trajectory, then a wrong answer."""
+
+    name = "wrong"
+
+    async def run(self, context):
+        await super().run(context)
+        task = context.task
+        return format_answer(task, "-987654" if task.response_type is ResponseType.NUMBER else "전혀 다른 답")
+
+
+@pytest.fixture(scope="module")
+def episodes(synthesized):
+    items, _, cassettes = synthesized
+
+    async def run():
+        gateway = replay_gateway(cassettes, items[0].task.bundle)
+        try:
+            right = [await run_episode(i.task, OracleAgent(), gateway, seed=0) for i in items]
+            wrong = [await run_episode(i.task, WrongAnswerAgent(), gateway, seed=0) for i in items]
+            return right, wrong
+        finally:
+            await gateway.aclose()
+    return asyncio.run(run())
+
+
+def test_the_golden_trajectory_scores_one_and_a_wrong_answer_zero(synthesized, episodes):
+    items, _, _ = synthesized
+    right, wrong = episodes
+    failed = {i.task.id: (o.error or o.transcript[-1:]) for i, o in zip(items, right, strict=True)
+              if not (o.passed and o.action.action == 1.0)}
+    assert failed == {}
+    assert not any(o.passed for o in wrong)
+
+
+def test_items_are_valid_tasks_with_their_types_recorded(synthesized):
+    items, _, _ = synthesized
+    assert validate_against_catalog([i.task for i in items], load_catalog()) == []
+    for item in items:
+        assert len(item.call_records) == len(item.task.golden_actions)
+        assert item.writer.startswith("rule:") and item.graph_run == "graph.duckdb"
+        for j in item.junctions:
+            expected = {1: JunctionType.SEQ}.get(j.cardinality, JunctionType.FAN if j.cardinality <= 5 else JunctionType.DRV)
+            assert j.type is expected
+            assert (j.operator is not None) == (j.type is JunctionType.DRV)
+        if not item.junctions:
+            assert item.task_type.value == item.final.value  # the SEM/CMP/COND templates
+    kinds = Counter(i.task_type for i in items)
+    assert len(kinds) >= 4, kinds  # a small graph still gives several of Table 12's classes
+
+
+def test_parallel_calls_share_a_step(synthesized):
+    items, _, _ = synthesized
+    parallel = [i for i in items if any(j.type is JunctionType.FAN for j in i.junctions)
+                or i.final in (FinalType.CMP,) or i.task_type is TaskType.SEM]
+    assert parallel, "no item with parallel calls"
+    for item in parallel:
+        steps = Counter(a.step for a in item.task.golden_actions)
+        assert max(steps.values()) >= 2, (item.task.id, item.task_type, steps)
+        assert "parallel" in item.task.tags
+    for item in items:
+        for j in item.junctions:
+            if j.type is JunctionType.FAN:  # one call per value, all at one step
+                at_target = Counter(a.step for a in item.task.golden_actions if a.tool == j.target)
+                assert max(at_target.values()) == j.cardinality
+
+
+def test_queries_name_no_value_that_crossed_a_junction(synthesized):
+    items, _, _ = synthesized
+    checked = 0
+    for item in items:
+        actions = item.task.golden_actions
+        user_given = {str(v) for v in actions[0].args.values()}
+        for j in item.junctions:
+            for action in actions:
+                if action.tool == j.target and j.param in action.args:
+                    value = str(action.args[j.param])
+                    if len(value) >= 2 and value not in user_given:
+                        checked += 1
+                        assert value not in item.task.query, (item.task.id, value, item.task.query)
+    assert checked > 0
+
+
+def test_stage_one_keeps_sound_items_and_rejects_a_tampered_answer(synthesized):
+    items, _, cassettes = synthesized
+    target = items[0]
+    wrong = "-987654" if target.task.response_type is ResponseType.NUMBER else "전혀 다른 답"
+    tampered = target.model_copy(update={"task": target.task.model_copy(update={"accepted_answers": (wrong,)})})
+    fewer = items[1].model_copy(update={"call_records": tuple(n + 1 for n in items[1].call_records)})
+
+    async def run():
+        gateway = replay_gateway(cassettes, target.task.bundle)
+        try:
+            good = await check_validity(items, gateway)
+            bad = await check_validity([tampered, fewer], gateway)
+            records, failure = await replay_records(items[0], gateway)
+            return good, bad, records, failure
+        finally:
+            await gateway.aclose()
+
+    (kept, rejected), (_, bad), records, failure = asyncio.run(run())
+    assert rejected == [] and kept == list(items)
+    assert [r.item_id for r in bad] == [target.task.id, items[1].task.id]
+    assert all(r.stage == "validity" for r in bad)
+    assert wrong in bad[0].reason and "records" in bad[1].reason
+    assert failure is None and recompute(target.recipe, records) == target.task.accepted_answers[0]
+
+
+def test_the_same_graph_and_seed_give_byte_identical_items(synthesized, graph_path, tmp_path):
+    """Byte-identical but for the bundle version: the recorder's versions hash the interactions with their
+    recording times, so each recording is its own version (both replay every golden call: stage 1 above)."""
+    items, abandoned, _ = synthesized
+    again, abandoned_again = synthesize_into(graph_path, tmp_path / "cassettes")
+    ref, ref_again = items[0].task.bundle, again[0].task.bundle
+    assert ref.split("@")[0] == ref_again.split("@")[0] == "edge-synth"
+    assert [i.model_dump_json().replace(ref_again, ref) for i in again] == [i.model_dump_json() for i in items]
+    assert abandoned_again == abandoned
+    other, _ = synthesize_into(graph_path, tmp_path / "other", n=6, seed=7)
+    assert [i.task.query for i in other] != [i.task.query for i in items[:6]]
+
+
+def test_quotas_follow_table_12():
+    split = quotas(1000)
+    assert sum(split.values()) == 1000
+    for kind, share in TABLE_12.items():
+        assert abs(split[kind] / 10 - share) <= 0.1
+    small = quotas(N_ITEMS)
+    assert sum(small.values()) == N_ITEMS and small[TaskType.MIXED] == 6
+
+
+def test_items_land_near_the_quotas(synthesized):
+    items, abandoned, _ = synthesized
+    got = Counter(i.task_type for i in items)
+    quota = quotas(N_ITEMS)
+    assert all(got[t] <= quota[t] for t in quota)  # a class never takes another's room
+    missing = sum(quota.values()) - len(items)
+    assert missing <= N_ITEMS // 4, (got, abandoned.most_common(8))
+    assert json.dumps(sorted(abandoned.items()), ensure_ascii=False)  # reasons are plain text
