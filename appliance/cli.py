@@ -36,6 +36,7 @@ from .cassettes_cli import drift as drift_command
 from .cassettes_cli import record as record_command
 from .config import KopaSettings
 from .edge_cli import edge_app
+from .train_cli import train_app
 
 if TYPE_CHECKING:  # the world and its server load only in the commands that use them: `kopa` starts fast
     from sandbox import KeyStore, World
@@ -50,6 +51,7 @@ app.add_typer(tools_app, name="tools")
 app.add_typer(cassettes_app, name="cassettes")
 app.add_typer(bench_app, name="bench")
 app.add_typer(edge_app, name="edge")
+app.add_typer(train_app, name="train")
 app.command("record")(record_command)
 app.command("drift")(drift_command)
 

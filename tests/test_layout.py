@@ -19,7 +19,8 @@ ALLOWED: dict[str, set[str]] = {
     "mcp_gateway": {"recorder", "public_apis"},
     "bench": {"mcp_gateway", "recorder", "public_apis", "sandbox"},
     "edge": {"bench", "mcp_gateway", "recorder", "public_apis"},
-    "appliance": {"bench", "edge", "mcp_gateway", "recorder", "public_apis", "sandbox"},
+    "train": {"bench", "edge", "mcp_gateway", "recorder", "public_apis"},
+    "appliance": {"bench", "edge", "train", "mcp_gateway", "recorder", "public_apis", "sandbox"},
 }
 
 

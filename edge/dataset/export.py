@@ -149,7 +149,9 @@ def verl_rows(items: Sequence[SynthItem], replays: Mapping[str, ReplayedItem]) -
             "reward_model": {"style": "rule", "ground_truth": _dumps(spec)},
             "extra_info": _dumps({"index": index, "item_id": task.id, "tools": list(task.available_tools),
                                   "bundle": task.bundle, "golden_actions": spec["golden_actions"],
-                                  "answer_spec": spec, "task_type": item.task_type.value}),
+                                  "answer_spec": spec, "task_type": item.task_type.value,
+                                  # the whole task: a training rollout needs its system state and call budget
+                                  "task": task.model_dump(mode="json")}),
         })
     return rows
 

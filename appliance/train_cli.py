@@ -1,0 +1,209 @@
+"""`kopa train check | grpo | sft | status`: training on the EDGE dataset with verl (paper Appendix I).
+
+    kopa train check CONFIG [--dataset DIR] [--model DIR] [--set NAME=VALUE ...] [--override KEY=VALUE ...]
+    kopa train grpo --config NAME [--dataset DIR] [--ray ADDRESS] [--model DIR] [--set ...] [--override ...]
+    kopa train sft [--config sft] [--dataset DIR] [--model DIR] [--set ...] [--override ...]
+    kopa train status [--limit 20] [--json]
+
+CONFIG is a recipe of ``train/configs`` (grpo_9b_paper, grpo_1gpu_small, sft) or a recipe file. ``check`` composes
+it against verl's own config dir and checks it on this machine, no GPU needed (``train.check``). ``grpo`` and
+``sft`` check first, then start verl in a run folder under ``<home>/train/runs`` (checkpoints inside it), follow
+its step metrics into ``metrics.jsonl`` there and the metadata DB, and need a CUDA GPU. The dataset folder is EDGE
+Phase B's export: ``train.parquet`` (+ ``val.parquet``, ``items.jsonl``) for GRPO, ``sft.jsonl`` for SFT.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .config import KopaSettings
+
+train_app = typer.Typer(help="Training with verl: GRPO and SFT on the EDGE dataset, rollouts on replayed cassettes.",
+                        no_args_is_help=True)
+err = Console(stderr=True, soft_wrap=True)
+
+DatasetOpt = Annotated[Path | None, typer.Option(help="EDGE dataset folder (train.parquet, kept.jsonl, sft.jsonl) "
+                                                      "or a train parquet; default: the newest exported folder "
+                                                      "under <home>/edge/datasets")]
+ModelOpt = Annotated[Path | None, typer.Option(help="local Hugging Face checkpoint folder (the recipe's default "
+                                                    "is under <home>/models)")]
+SetOpt = Annotated[list[str] | None, typer.Option("--set", help="recipe variable NAME=VALUE (repeatable)")]
+OverrideOpt = Annotated[list[str] | None, typer.Option("--override", help="raw Hydra override KEY=VALUE for verl "
+                                                                          "(repeatable)")]
+
+NO_GPU = ("kopa train {kind} needs a CUDA GPU and none is visible here (torch.cuda.is_available() is false). "
+          "Check the recipe on this machine with `kopa train check {recipe}`, and run training on a GPU host with "
+          "the `verl` and `vllm` extras installed.")
+
+
+def _variables(pairs: list[str] | None) -> dict[str, str]:
+    out = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise typer.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--set")
+        out[name.strip()] = value
+    return out
+
+
+def _plan(settings: KopaSettings, config: str, *, dataset: Path | None, model: Path | None, sets: list[str] | None,
+          overrides: list[str] | None, run_dir: Path | None = None) -> Any:
+    from train.check import RecipeError, load_recipe, plan_run
+
+    try:
+        recipe = load_recipe(config)
+        return plan_run(recipe, home=settings.home_dir, run_dir=run_dir, dataset=dataset or _newest_dataset(settings),
+                        model=model, cassettes=_cassettes(settings),
+                        agent_loops=run_dir / "agent_loops.yaml" if run_dir else None,
+                        variables=_variables(sets), extra=overrides)
+    except RecipeError as exc:
+        raise typer.BadParameter(str(exc), param_hint="CONFIG") from None
+
+
+def _newest_dataset(settings: KopaSettings) -> Path | None:
+    """The newest folder under <home>/edge/datasets that `kopa edge export` finished (it has train.parquet)."""
+    done = [p.parent for p in (settings.home_dir / "edge" / "datasets").glob("*/train.parquet")]
+    return max(done, key=lambda p: p.stat().st_mtime) if done else None
+
+
+def _cassettes(settings: KopaSettings) -> Path:
+    """The appliance's cassettes folder (EDGE pins its items there); the repository's shipped one if there is none."""
+    from train.check import REPO
+
+    return settings.cassettes_dir if settings.cassettes_dir.is_dir() else REPO / "cassettes"
+
+
+def _report(problems: list[str], what: str) -> None:
+    if problems:
+        err.print(f"[red]{what}: {len(problems)} problem(s)[/red]")
+        for problem in problems:
+            err.print(f"  - {problem}")
+        raise typer.Exit(1)
+
+
+@train_app.command("check")
+def check(config: Annotated[str, typer.Argument(help="recipe name (train/configs) or recipe file")],
+          dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None, overrides: OverrideOpt = None,
+          show: Annotated[bool, typer.Option(help="print the Hydra overrides verl would get")] = False) -> None:
+    """Compose CONFIG against verl's config dir and check batch sizes, lengths, paths and bundles (no GPU)."""
+    from train.check import check_plan
+
+    plan = _plan(KopaSettings(), config, dataset=dataset, model=model, sets=sets, overrides=overrides)
+    problems = check_plan(plan)
+    if show:
+        typer.echo(" \\\n  ".join([plan.recipe.entrypoint, *plan.args]))
+    _report(problems, f"{plan.recipe.name}")
+    typer.echo(f"{plan.recipe.name}: ok ({plan.recipe.kind}, model {plan.variables['model']}, "
+               f"dataset {plan.variables['dataset']})")
+
+
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def _launch(kind: str, config: str, dataset: Path | None, model: Path | None, sets: list[str] | None,
+            overrides: list[str] | None, ray: str | None) -> None:
+    from train.check import check_plan, load_recipe
+    from train.launch import new_run_dir, prepare_run, run
+
+    settings = KopaSettings()
+    recipe_name = load_recipe(config).name if Path(config).suffix else config
+    if not _cuda():
+        err.print(NO_GPU.format(kind=kind, recipe=recipe_name))
+        raise typer.Exit(2)
+    run_dir = new_run_dir(settings.home_dir, recipe_name)
+    plan = _plan(settings, config, dataset=dataset, model=model, sets=sets, overrides=overrides, run_dir=run_dir)
+    if plan.recipe.kind != kind:
+        raise typer.BadParameter(f"{config} is a {plan.recipe.kind} recipe; use `kopa train {plan.recipe.kind}`",
+                                 param_hint="--config")
+    prepare_run(plan)
+    _report(check_plan(plan), f"{plan.recipe.name} (run folder {run_dir})")
+    engine, run_id = _start_record(settings, plan, run_dir, ray)
+    err.print(f"{kind} {plan.recipe.name}: run folder {run_dir}; verl's log in verl.log, steps in metrics.jsonl")
+
+    def on_step(summary: dict[str, Any]) -> None:
+        shown = ", ".join(f"{k} {v:.4g}" for k, v in summary.items() if k != "step" and isinstance(v, float))
+        err.print(f"step {summary['step']}: {shown}")
+        if engine is not None:
+            from train.records import add_step
+
+            add_step(engine, run_id, summary)
+
+    code = run(plan, run_dir, ray_address=ray, on_step=on_step)
+    if engine is not None:
+        from train.records import finish_run
+
+        finish_run(engine, run_id, code)
+    if code != 0:
+        err.print(f"[red]verl exited with {code}; see {run_dir / 'verl.log'}[/red]")
+        raise typer.Exit(code)
+    err.print(f"done: {run_dir}")
+
+
+def _start_record(settings: KopaSettings, plan: Any, run_dir: Path, ray: str | None) -> tuple[Any, int]:
+    from .metadb import open_metadb
+
+    try:
+        from train.records import ensure_tables, start_run
+
+        engine = open_metadb(settings.metadb_url)
+        ensure_tables(engine)
+        row = start_run(engine, str(run_dir), recipe=plan.recipe.name, kind=plan.recipe.kind,
+                        model=plan.variables["model"], dataset=plan.variables["dataset"], ray_address=ray)
+        return engine, int(row.id)
+    except Exception as exc:  # noqa: BLE001 - the run goes on with its JSONL log; the DB is an index of it
+        err.print(f"[yellow]metadata DB not written ({type(exc).__name__}: {exc}); metrics.jsonl still is[/yellow]")
+        return None, 0
+
+
+@train_app.command("grpo")
+def grpo(config: Annotated[str, typer.Option("--config", help="GRPO recipe: grpo_9b_paper, grpo_1gpu_small, "
+                                                                "or a file")] = "grpo_1gpu_small",
+         dataset: DatasetOpt = None, model: ModelOpt = None,
+         ray: Annotated[str | None, typer.Option("--ray", help="Ray cluster address (default: a local Ray)")] = None,
+         sets: SetOpt = None, overrides: OverrideOpt = None) -> None:
+    """GRPO with verl: multi-turn rollouts on replayed cassettes, rewards from the bench scorers (needs CUDA)."""
+    _launch("grpo", config, dataset, model, sets, overrides, ray)
+
+
+@train_app.command("sft")
+def sft(config: Annotated[str, typer.Option("--config", help="SFT recipe or file")] = "sft",
+        dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None, overrides: OverrideOpt = None) -> None:
+    """SFT with verl on EDGE's verified trajectories (torchrun; needs CUDA)."""
+    _launch("sft", config, dataset, model, sets, overrides, None)
+
+
+@train_app.command("status")
+def status(limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+           as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Training runs recorded in the metadata DB, newest first."""
+    from train.records import ensure_tables, recent_runs
+
+    from .metadb import open_metadb
+
+    engine = open_metadb(KopaSettings().metadb_url)
+    ensure_tables(engine)
+    runs = recent_runs(engine, limit)
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in runs], indent=1))
+        return
+    if not runs:
+        typer.echo("no training runs recorded")
+        return
+    table = Table("id", "recipe", "status", "steps", "reward", "pass rate", "started", "run folder")
+    for r in runs:
+        table.add_row(str(r.id), r.recipe, r.status, str(r.steps),
+                      "" if r.last_reward is None else f"{r.last_reward:.3f}",
+                      "" if r.last_pass_rate is None else f"{r.last_pass_rate:.3f}",
+                      f"{r.started_at:%Y-%m-%d %H:%M}", r.run_dir)
+    Console().print(table)

@@ -1,0 +1,59 @@
+"""`kopa train` (appliance.train_cli.train_app): check on the CPU, grpo refusing without CUDA, status from the DB."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from appliance.train_cli import train_app
+
+from .conftest import CASSETTES
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOPA_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("KOPA_RECORDER__CASSETTES", str(CASSETTES))
+    return tmp_path / "home"
+
+
+def test_check_reports_problems_and_exits_nonzero(home, tmp_path):
+    done = CliRunner().invoke(train_app, ["check", "grpo_1gpu_small", "--dataset", str(tmp_path / "none")])
+    assert done.exit_code == 1
+    assert "does not exist" in done.output and "is not a folder" in done.output
+
+
+def test_check_passes_on_the_edge_dataset(home, edge_dataset, tmp_path):
+    from train.tiny_model import build_tiny_model
+
+    model = build_tiny_model(tmp_path / "tiny", ["서울역"], weights=False)
+    done = CliRunner().invoke(train_app, ["check", "grpo_1gpu_small", "--dataset", str(edge_dataset),
+                                          "--model", str(model), "--show"])
+    assert done.exit_code == 0, done.output
+    assert "grpo_1gpu_small: ok" in done.output and "verl.trainer.main_ppo" in done.output
+
+
+def test_grpo_refuses_without_cuda_with_one_clear_message(home, monkeypatch):
+    import appliance.train_cli as cli
+
+    monkeypatch.setattr(cli, "_cuda", lambda: False)
+    done = CliRunner().invoke(train_app, ["grpo", "--config", "grpo_1gpu_small"])
+    assert done.exit_code == 2 and "needs a CUDA GPU and none is visible here" in done.output
+    assert not (home / "train").exists()  # nothing started, no run folder
+
+
+def test_status_lists_recorded_runs(home):
+    from appliance.config import KopaSettings
+    from appliance.metadb import open_metadb
+    from train.records import add_step, ensure_tables, finish_run, start_run
+
+    assert "no training runs recorded" in CliRunner().invoke(train_app, ["status"]).output
+    engine = open_metadb(KopaSettings().metadb_url)
+    ensure_tables(engine)
+    row = start_run(engine, "/runs/x", recipe="grpo_1gpu_small", kind="grpo", model="m", dataset="d")
+    add_step(engine, row.id, {"step": 3, "reward": 0.25, "pass_rate": 0.25, "kl": 0.01})
+    finish_run(engine, row.id, 0)
+    done = CliRunner().invoke(train_app, ["status", "--json"])
+    assert done.exit_code == 0 and '"steps": 3' in done.output and '"status": "finished"' in done.output
