@@ -45,7 +45,7 @@ def write_lines(path: Path, models: Sequence[BaseModel]) -> Path:
 
 
 def write_json(path: Path, value: Any) -> Path:
-    return _write_once(path, json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    return _write_once(path, json.dumps(value, ensure_ascii=False, indent=1) + "\n")  # insertion order: stages
 
 
 def read_json(path: Path) -> Any:

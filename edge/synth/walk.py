@@ -9,6 +9,14 @@ among the current tool's outgoing edges with probability proportional to the edg
 never revisits a tool and stops early where no edge leaves. Realtime tools and tools that write state are
 left out: their answers are not reproducible from a recording. Every list is sorted, so the same store and
 generator give the same walk.
+
+Two choices keep the walks informative on a catalog where hundreds of same-schema tools (Seoul's and
+Gyeonggi's district datasets) dominate G*:
+
+* a **pass-through** edge, whose every bound output field is also a parameter of its source (a district code
+  the source was filtered by, handed on), carries only what the question already gave: it executes, so
+  Phase A keeps it, but a trajectory over it has a decorative step. Walks skip it.
+* the start tool is drawn platform first, then tool, so each platform starts walks as often as any other.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ import numpy as np
 
 from edge.graph.store import GraphStore, StoredEdge
 
-__all__ = ["MAX_WALK_EDGES", "LiveGraph", "Walk"]
+__all__ = ["MAX_WALK_EDGES", "LiveGraph", "Walk", "pass_through"]
 
 MAX_WALK_EDGES = 5
 
@@ -43,6 +51,14 @@ class LiveGraph:
     inputs: dict[str, list[dict[str, Any]]]  # tool → semantic start inputs, oldest first
     run: str = ""
     starts: list[str] = field(default_factory=list)
+    platform_of: dict[str, str] = field(default_factory=dict)  # start tool → platform
+
+    def pick_start(self, rng: np.random.Generator) -> str:
+        """A platform uniformly, then one of its start tools uniformly."""
+        platforms = sorted({self.platform_of.get(t, "") for t in self.starts})
+        platform = platforms[int(rng.integers(len(platforms)))]
+        tools = [t for t in self.starts if self.platform_of.get(t, "") == platform]
+        return tools[int(rng.integers(len(tools)))]
 
     @classmethod
     def from_store(cls, store: GraphStore, catalog: Any) -> LiveGraph:
@@ -52,12 +68,13 @@ class LiveGraph:
 
         outgoing: dict[str, list[StoredEdge]] = {}
         for edge in store.edges(live_only=True):  # sorted by (source, target)
-            if usable(edge.source) and usable(edge.target):
+            if usable(edge.source) and usable(edge.target) and not pass_through(edge, catalog.get(edge.source)):
                 outgoing.setdefault(edge.source, []).append(edge)
         inputs = {tool: [a for a in seen if _semantic(a, catalog.get(tool))]
                   for tool, seen in sorted(store.inputs_seen().items()) if tool in catalog and usable(tool)}
         inputs = {t: _unique(a) for t, a in inputs.items() if a}
-        return cls(outgoing, inputs, store.path.name, sorted(t for t in outgoing if t in inputs))
+        starts = sorted(t for t in outgoing if t in inputs)
+        return cls(outgoing, inputs, store.path.name, starts, {t: catalog.get(t).platform for t in starts})
 
     def start_args(self, tool: str, rng: np.random.Generator, *, broaden: float = 0.0) -> dict[str, Any]:
         """Inputs seen to work for ``tool``; with probability ``broaden`` only a random part of them, so the
@@ -77,7 +94,7 @@ class LiveGraph:
         if start is None:
             if not self.starts:
                 return None
-            start = self.starts[int(rng.integers(len(self.starts)))]
+            start = self.pick_start(rng)
         elif start not in self.inputs or start not in self.outgoing:
             return None
         args = self.start_args(start, rng, broaden=broaden)
@@ -93,6 +110,13 @@ class LiveGraph:
             node = edge.target
             seen.add(node)
         return Walk(start, args, tuple(path))
+
+
+def pass_through(edge: StoredEdge, source: Any) -> bool:
+    """Every output field the edge binds is also a parameter of its source: the value is one the call was given."""
+    params = {p.name.lower() for p in source.params}
+    fields = [s["field"] for s in edge.plan if s["kind"] == "upstream" and s.get("field")]
+    return bool(fields) and all(f.lower() in params for f in fields)
 
 
 def _semantic(args: Mapping[str, Any], spec: Any) -> bool:
