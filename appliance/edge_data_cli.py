@@ -68,7 +68,7 @@ def synth(
     from bench.taskset.build import open_recording_gateway
     from edge.dataset.items_io import write_json, write_lines
     from edge.graph.store import GraphStore
-    from edge.synth.build import synthesize
+    from edge.synth.build import RECORDED_AT, synthesize
     from edge.synth.llm_writer import LLMWriter
 
     settings = KopaSettings()
@@ -78,7 +78,7 @@ def synth(
     store = GraphStore.open(graph)
     writer = LLMWriter.from_env()
     gateway = open_recording_gateway(settings.home_dir, settings.cassettes_dir, SYNTH_BUNDLE,
-                                     scale=settings.sandbox.scale)
+                                     scale=settings.sandbox.scale, stamp=RECORDED_AT)
     err.print(f"synthesizing {n:,} items from {graph} (seed {seed}; queries by "
               f"{'the rule-based realiser' if writer is None else f'the chat endpoint {writer.settings.model}'}) into {folder}")
     started = time.perf_counter()

@@ -27,7 +27,7 @@ from edge.dataset.stats import PAPER_TABLE_12, dataset_stats  # noqa: E402
 from edge.filter.contamination import ContaminationAudit, MiniLMEmbedder  # noqa: E402
 from edge.filter.funnel import run_funnel  # noqa: E402
 from edge.graph.store import GraphStore  # noqa: E402
-from edge.synth.build import synthesize  # noqa: E402
+from edge.synth.build import RECORDED_AT, synthesize  # noqa: E402
 from edge.synth.item import Rejection  # noqa: E402
 from edge.synth.validity import validity_problem  # noqa: E402
 from mcp_gateway.gateway import open_gateway  # noqa: E402
@@ -37,7 +37,7 @@ async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cassettes = Path(tmp) / "cassettes"
         store = GraphStore.open(args.graph)
-        gateway = open_recording_gateway(args.home, cassettes, "edge-synth", scale=args.scale)
+        gateway = open_recording_gateway(args.home, cassettes, "edge-synth", scale=args.scale, stamp=RECORDED_AT)
         started = time.perf_counter()
         try:
             items, abandoned = await synthesize(store, gateway, args.n, args.seed)

@@ -117,7 +117,7 @@ class Gateway:
 def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None = None, profile: str = "chat",
                  home: Path | None = None, key_file: Path | None = None, catalog: Catalog | None = None, mode: str = "live",
                  cassettes: Path | None = None, bundle: str | None = None, inherit: bool = True,
-                 stats_file: Path | None = None) -> Gateway:
+                 stats_file: Path | None = None, record_stamp: str | None = None) -> Gateway:
     """Build the runtime for ``upstream`` (sandbox | live | replay) in recorder ``mode``.
 
     ``sandbox``: the in-process upstream that ``upstream="sandbox"`` talks to (required there unless
@@ -127,7 +127,8 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
     committed by ``Gateway.commit`` or on close), replay (strictly from ``bundle``: ``NAME`` for
     its head, ``NAME@VERSION``, or a version folder). ``cassettes`` defaults to ``home/cassettes``.
     ``stats_file``: a replay run's hits and misses are written there on close
-    (``kopa cassettes coverage REF --run FILE`` reports them).
+    (``kopa cassettes coverage REF --run FILE`` reports them). ``record_stamp``: a fixed ``recorded_at``
+    (and zero timings) for what is recorded, so a deterministic upstream records the same bundle version twice.
     """
     if upstream not in UPSTREAMS:
         raise GatewayConfigError(f"unknown upstream {upstream!r}; choose one of {', '.join(UPSTREAMS)}")
@@ -167,7 +168,8 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
         elif mode_ is Mode.REPLAY_OR_RECORD:
             mode_ = Mode.RECORD  # nothing recorded yet under this name: everything is a miss
         if mode_.records:
-            recording = store.recording(name, inherit=inherit, keys={p: secrets.key(p) for p in secrets.platforms()})
+            recording = store.recording(name, inherit=inherit, keys={p: secrets.key(p) for p in secrets.platforms()},
+                                        stamp=record_stamp)
         transport = RecorderTransport(mode_, routes=Routes.from_bases(urls.bases), inner=inner,
                                       recording=recording, replay=replaying, source=source)
     clients = ClientSet(urls, transport=transport, secrets=secrets, limits=limits)

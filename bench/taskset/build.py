@@ -152,10 +152,13 @@ def _available_tools(draft: Draft, used: list[str], catalog: Any) -> list[str]:
     return tools
 
 
-def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, scale: float = 1.0) -> Gateway:
+def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, scale: float = 1.0,
+                           stamp: str | None = None) -> Gateway:
+    """A bench-profile gateway recording the in-process sandbox into a new version of ``bundle`` (``stamp``: a
+    fixed recording time, so the same calls give the same version)."""
     home = home or DEFAULT_HOME
     return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="bench", mode="record",
-                        home=home, cassettes=cassettes, bundle=bundle, inherit=False)
+                        home=home, cassettes=cassettes, bundle=bundle, inherit=False, record_stamp=stamp)
 
 
 async def build_task_set(*, out: Path = DEFAULT_TASKS, cassettes: Path = DEFAULT_CASSETTES,

@@ -1,6 +1,6 @@
 """Phase B's item producer: typed trajectories over G*, executed, asked in Korean, pinned to a bundle.
 
-    gateway = open_recording_gateway(home, cassettes, "edge-synth", scale=...)   # bench profile, recording
+    gateway = open_recording_gateway(home, cassettes, "edge-synth", scale=..., stamp=RECORDED_AT)
     items, abandoned = await synthesize(store, gateway, n=200, seed=0)
     # gateway.commit() was called: every item's task is pinned to the bundle version holding its calls
 
@@ -35,10 +35,13 @@ from .item import SynthItem, TaskType
 from .realise import leaks, realise
 from .walk import LiveGraph
 
-__all__ = ["GIVE_UP", "TABLE_12", "SynthDraft", "quotas", "synthesize"]
+__all__ = ["GIVE_UP", "RECORDED_AT", "TABLE_12", "SynthDraft", "quotas", "synthesize"]
 
 TABLE_12: dict[TaskType, float] = {TaskType.MIXED: 36.7, TaskType.DRV: 19.7, TaskType.SEM: 17.0, TaskType.SEQ: 12.1,
                                    TaskType.CMP: 9.0, TaskType.COND: 2.8, TaskType.FAN: 2.7}
+# Every synthesis call is recorded from the deterministic in-process sandbox with this recording time (the world's
+# "today") and zero timings, so the same graph and seed record the same bundle version: byte-identical items.
+RECORDED_AT = "2025-06-30T00:00:00.000Z"
 GIVE_UP = 40  # attempts in a row without an item of a class before that class is given up
 _WALK_EDGES = {TaskType.SEQ: (1, 3), TaskType.FAN: (1, 1), TaskType.DRV: (1, 3), TaskType.MIXED: (2, 4)}
 

@@ -141,8 +141,10 @@ class CassetteStore:
         return BundleRef(name, manifest.version, final)
 
     def recording(self, name: str, *, inherit: bool = True, keys: Mapping[str, str] | Iterable[str] = (),
-                  note: str | None = None) -> Recording:
-        return Recording(self, check_name(name), inherit=inherit, keys=keys, note=note)
+                  note: str | None = None, stamp: str | None = None) -> Recording:
+        """``stamp``: the ``recorded_at`` of every interaction, with timings zeroed, so that a recording of a
+        deterministic upstream (the sandbox) is the same content, and the same version, every time it is made."""
+        return Recording(self, check_name(name), inherit=inherit, keys=keys, note=note, stamp=stamp)
 
 
 _THREAD_LOCK = threading.RLock()
@@ -152,13 +154,15 @@ class Recording:
     """Interactions collected for one commit into a bundle name."""
 
     def __init__(self, store: CassetteStore, name: str, *, inherit: bool, keys: Mapping[str, str] | Iterable[str],
-                 note: str | None):
-        self.store, self.name, self.inherit, self.note = store, name, inherit, note
+                 note: str | None, stamp: str | None = None):
+        self.store, self.name, self.inherit, self.note, self.stamp = store, name, inherit, note, stamp
         self.keys = dict(keys) if isinstance(keys, Mapping) else list(keys)
         self._items: list[Interaction] = []
         self._lock = threading.Lock()
 
     def add(self, interaction: Interaction) -> None:
+        if self.stamp is not None:
+            interaction = interaction.with_(recorded_at=self.stamp, duration_ms=0.0)
         with self._lock:
             self._items.append(interaction)
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from appliance.cli import app
 from bench.taskset.build import open_recording_gateway
 from edge.graph.store import GraphStore
-from edge.synth.build import synthesize
+from edge.synth.build import RECORDED_AT, synthesize
 from mcp_gateway.gateway import open_gateway
 from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
@@ -44,7 +44,7 @@ def graph_path(tmp_path_factory) -> Path:
 def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: int = SEED):
     async def run():
         store = GraphStore.open(graph_path)
-        gateway = open_recording_gateway(TEST_DATA_DIR, cassettes, "edge-synth", scale=TEST_SCALE)
+        gateway = open_recording_gateway(TEST_DATA_DIR, cassettes, "edge-synth", scale=TEST_SCALE, stamp=RECORDED_AT)
         try:
             return await synthesize(store, gateway, n, seed)
         finally:
