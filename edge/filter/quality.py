@@ -33,7 +33,7 @@ import httpx
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bench.taskset.audit import _catalog_identifiers  # the catalog's ASCII names, as the bench audit sees them
-from edge.graph.llm_proposer import InvalidReply, _EndpointFailure, _message_content, parse_reply, run_blocking
+from edge.graph.llm_proposer import EndpointFailure, InvalidReply, parse_reply, post_chat, run_blocking
 from edge.graph.settings import LLMProposerSettings
 from edge.synth.item import Rejection, SynthItem
 
@@ -126,22 +126,7 @@ class QualityJudge:
             body["max_tokens"] = cfg.max_tokens
         if cfg.response_format != "none":
             body["response_format"] = {"type": "json_object"}
-        problem = ""
-        # The proposer's retry loop is bound to its edge prompt; this is the same policy for another prompt.
-        for attempt in range(cfg.retries + 1):
-            if attempt:
-                await asyncio.sleep(cfg.retry_backoff_s * 2 ** (attempt - 1))
-            try:
-                response = await client.post(cfg.url, json=body, timeout=cfg.timeout_s)
-            except httpx.HTTPError as exc:
-                problem = f"{cfg.url}: {type(exc).__name__}: {exc}"
-                continue
-            if response.status_code == 200:
-                return _message_content(cfg.url, response)
-            problem = f"{cfg.url} answered HTTP {response.status_code}: {response.text[:300]}"
-            if response.status_code not in (408, 429) and response.status_code < 500:
-                break
-        raise _EndpointFailure(problem)
+        return await post_chat(client, cfg, body)
 
     async def verdicts(self, items: Sequence[SynthItem]) -> dict[str, tuple[bool, str] | None]:
         """Per item id: (ok, reason), or None where the endpoint failed or the reply did not parse."""
@@ -154,7 +139,7 @@ class QualityJudge:
                 async with limit:
                     try:
                         reply = parse_reply(await self._ask(client, item.task.query))
-                    except _EndpointFailure:
+                    except EndpointFailure:
                         self.stats["judge_error"] += 1
                         return None
                     except InvalidReply:

@@ -43,7 +43,7 @@ import re
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
 import jsonschema
@@ -53,8 +53,8 @@ from mcp_gateway.catalog.spec import ParamSpec, ToolSpec
 from .proposer import BindingProposal, ParamSource, RuleProposer, SourceKind, candidates
 from .settings import LLMProposerSettings
 
-__all__ = ["PROMPT_VERSION", "InvalidReply", "LLMProposer", "LLMProposerError", "edge_message", "parse_reply",
-           "proposal_from_reply", "reply_schema", "run_blocking"]
+__all__ = ["PROMPT_VERSION", "ChatEndpoint", "EndpointFailure", "InvalidReply", "LLMProposer", "LLMProposerError",
+           "edge_message", "parse_reply", "post_chat", "proposal_from_reply", "reply_schema", "run_blocking"]
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class InvalidReply(ValueError):
     """The model's reply is no acceptable binding proposal for the edge; the message says what was wrong."""
 
 
-class _EndpointFailure(RuntimeError):
+class EndpointFailure(RuntimeError):
     """The chat endpoint gave no completion: unreachable, timed out, an HTTP error or a body that is no completion."""
 
 
@@ -264,7 +264,7 @@ class LLMProposer:
         else:
             try:
                 content = await self._ask(client, source, target)
-            except _EndpointFailure as exc:
+            except EndpointFailure as exc:
                 return self._fall_back(edge, "fallback_error", str(exc), source, target)
             self._cache.put(edge, content)
         try:
@@ -282,7 +282,7 @@ class LLMProposer:
         return self.fallback.propose(source, target)
 
     async def _ask(self, client: httpx.AsyncClient, source: ToolSpec, target: ToolSpec) -> str | None:
-        """The reply text for one edge, re-asking after transient failures; ``_EndpointFailure`` when none came."""
+        """The reply text for one edge, re-asking after transient failures; ``EndpointFailure`` when none came."""
         cfg = self.settings
         body: dict[str, Any] = {"model": cfg.model, "temperature": cfg.temperature, "seed": cfg.seed,
                                 "messages": [{"role": "system", "content": SYSTEM_PROMPT},
@@ -294,31 +294,47 @@ class LLMProposer:
         elif cfg.response_format == "json_schema":
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "binding_proposal", "schema": reply_schema(source, target)}}
-        problem = ""
-        for attempt in range(cfg.retries + 1):
-            if attempt:
-                await asyncio.sleep(cfg.retry_backoff_s * 2 ** (attempt - 1))
-            try:
-                response = await client.post(cfg.url, json=body, timeout=cfg.timeout_s)
-            except httpx.TimeoutException:
-                problem = f"{cfg.url}: no reply within {cfg.timeout_s:g} s"
-                continue
-            except httpx.HTTPError as exc:
-                problem = f"{cfg.url}: {type(exc).__name__}: {exc}"
-                continue
-            if response.status_code == 200:
-                return _message_content(cfg.url, response)
-            problem = f"{cfg.url} answered HTTP {response.status_code}: {response.text[:300]}"
-            if response.status_code not in (408, 429) and response.status_code < 500:
-                break  # a refused request is refused again
-        raise _EndpointFailure(problem)
+        return await post_chat(client, cfg, body)
+
+
+class ChatEndpoint(Protocol):
+    """What ``post_chat`` needs of an endpoint's settings (``LLMProposerSettings`` and the writer's have it)."""
+
+    url: str
+    timeout_s: float
+    retries: int
+    retry_backoff_s: float
+
+
+async def post_chat(client: httpx.AsyncClient, cfg: ChatEndpoint, body: dict[str, Any]) -> str | None:
+    """POST one chat completion and return the reply text (None: a reply without text), re-asking after a
+    timeout, a connection error, HTTP 408/429 or 5xx with doubling waits; ``EndpointFailure`` when no reply came.
+    The EDGE proposer, writer and judge all speak to their endpoints through this one policy."""
+    problem = ""
+    for attempt in range(cfg.retries + 1):
+        if attempt:
+            await asyncio.sleep(cfg.retry_backoff_s * 2 ** (attempt - 1))
+        try:
+            response = await client.post(cfg.url, json=body, timeout=cfg.timeout_s)
+        except httpx.TimeoutException:
+            problem = f"{cfg.url}: no reply within {cfg.timeout_s:g} s"
+            continue
+        except httpx.HTTPError as exc:
+            problem = f"{cfg.url}: {type(exc).__name__}: {exc}"
+            continue
+        if response.status_code == 200:
+            return _message_content(cfg.url, response)
+        problem = f"{cfg.url} answered HTTP {response.status_code}: {response.text[:300]}"
+        if response.status_code not in (408, 429) and response.status_code < 500:
+            break  # a refused request is refused again
+    raise EndpointFailure(problem)
 
 
 def _message_content(url: str, response: httpx.Response) -> str | None:
     try:
         message = response.json()["choices"][0]["message"]
     except (ValueError, LookupError, TypeError):
-        raise _EndpointFailure(f"{url} answered 200 with no chat completion: {response.text[:300]}") from None
+        raise EndpointFailure(f"{url} answered 200 with no chat completion: {response.text[:300]}") from None
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, str) else None  # no text: an invalid reply, not an endpoint fault
 

@@ -13,7 +13,6 @@ retries, the rule question stands (``stats`` counts why). Requests ask for tempe
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections import Counter
@@ -24,7 +23,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from edge.graph.llm_proposer import InvalidReply, parse_reply, run_blocking
+from edge.graph.llm_proposer import InvalidReply, parse_reply, post_chat, run_blocking
 
 from .execute import Trace
 from .realise import leaks, realise
@@ -119,22 +118,5 @@ class LLMWriter:
                 "messages": [{"role": "system", "content": SYSTEM_PROMPT},
                              {"role": "user", "content": json.dumps({"question": query, "FORBIDDEN": forbidden},
                                                                     ensure_ascii=False)}]}
-        problem = ""
         async with httpx.AsyncClient(headers=headers) as client:
-            for attempt in range(cfg.retries + 1):
-                if attempt:
-                    await asyncio.sleep(cfg.retry_backoff_s * 2 ** (attempt - 1))
-                try:
-                    response = await client.post(cfg.url, json=body, timeout=cfg.timeout_s)
-                except httpx.HTTPError as exc:
-                    problem = f"{cfg.url}: {type(exc).__name__}: {exc}"
-                    continue
-                if response.status_code == 200:
-                    try:
-                        return response.json()["choices"][0]["message"]["content"]
-                    except (ValueError, LookupError, TypeError):
-                        raise InvalidReply(f"{cfg.url} answered 200 with no chat completion") from None
-                problem = f"{cfg.url} answered HTTP {response.status_code}"
-                if response.status_code not in (408, 429) and response.status_code < 500:
-                    break
-        raise RuntimeError(problem)
+            return await post_chat(client, cfg, body)  # EndpointFailure (a RuntimeError) when no reply came
