@@ -113,11 +113,14 @@ def main() -> None:
     parser.add_argument("--ray", default=None, help="run the paths as Ray tasks on this cluster ('local': start one)")
     parser.add_argument("--concurrency", type=int, default=8, help="paths in flight per process")
     parser.add_argument("--scale", type=float, default=1.0, help="world scale (1: the full world)")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the run files in this folder")
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("KOPA_HOME", "~/.kopa")).expanduser())
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)  # --keep: the run files stay, for `kopa edge graph stats|show`
+        folder.mkdir(parents=True, exist_ok=True)
         for fraction in (float(f) for f in args.fractions.split(",")):
-            asyncio.run(one(fraction, args, Path(tmp)))
+            asyncio.run(one(fraction, args, folder))
 
 
 if __name__ == "__main__":
