@@ -263,6 +263,7 @@ def stats(
 def show(
     tool: Annotated[str, typer.Argument(help="tool name")],
     run: Annotated[Path | None, typer.Option(help="run file (default: the newest in <home>/edge/graphs)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """A tool's edges out and in, with their bindings, posteriors and state."""
     from edge.graph.store import GraphStore
@@ -274,9 +275,16 @@ def show(
     store = GraphStore.open(run or _latest_run(KopaSettings()))
     edges = [e for e in store.edges() if tool in e.key]
     store.close()
+    edges = sorted(edges, key=lambda e: (e.source != tool, -e.posterior.mean))
+    if as_json:
+        print(json.dumps([{"source": e.source, "target": e.target, "plan": list(e.plan), "feasibility": e.feasibility,
+                           "alpha": e.posterior.alpha, "beta": e.posterior.beta, "trials": e.posterior.trials,
+                           "mean": e.posterior.mean, "pruned_round": e.pruned_round} for e in edges],
+                         ensure_ascii=False, indent=1))
+        return
     table = Table("direction", "other tool", "binding", "feasibility", "α", "β", "trials", "mean", "state",
                   title=f"edges of {tool}")
-    for e in sorted(edges, key=lambda e: (e.source != tool, -e.posterior.mean)):
+    for e in edges:
         binding = ", ".join(f"{p['param']}←{p['field']}" if p["kind"] == "upstream" else f"{p['param']}?"
                             for p in e.plan)
         state = "live" if e.pruned_round is None else f"pruned r{e.pruned_round}"

@@ -409,8 +409,16 @@ async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generato
     groups = [{"label": label, "calls": calls} for label, _, calls in branches]
     recipe = {"op": "compare", "groups": groups, "measure": "count", "pick": pick}
     trace = Trace("cmp", tool, variants[0], others=[(tool, v) for v in variants],
-                  final={"kind": "compare", "pick": pick, "tool": tool, "key": differing[0] if len(differing) == 1 else None})
+                  final={"kind": "compare", "pick": pick, "tool": tool, "key": _label_key(differing, variants)})
     return _executed(trace, [], FinalType.CMP, recipe, branches, False)
+
+
+def _label_key(differing: list[str], variants: list[dict[str, Any]]) -> str | None:
+    """The one argument that tells the branches apart, when every branch sets it (else the question names each
+    branch by all its conditions)."""
+    if len(differing) == 1 and all(differing[0] in v for v in variants):
+        return differing[0]
+    return None
 
 
 async def run_conditional(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:

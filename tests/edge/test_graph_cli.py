@@ -52,9 +52,16 @@ def test_stats_and_show(run):
     assert figures["admitted"] == figures["live"] + figures["pruned"]
     assert figures["heldout"]["skeleton"]["edges"] == 10 and figures["heldout"]["skeleton"]["paper"] == 0.502
     assert 0 <= figures["heldout"]["skeleton"]["rate"] <= 1
-    shown = CliRunner().invoke(app, ["edge", "graph", "show", "find_dart_corp_code", "--run", str(run)], env=ENV)
+    shown = CliRunner().invoke(app, ["edge", "graph", "show", "find_dart_corp_code", "--run", str(run), "--json"],
+                               env=ENV)
     assert shown.exit_code == 0, shown.output
-    assert "get_dart_company_overview" in shown.stdout and "corp_code←corp_code" in shown.stdout
+    edges = {(e["source"], e["target"]): e for e in json.loads(shown.stdout)}
+    overview = edges[("find_dart_corp_code", "get_dart_company_overview")]
+    assert {"param": "corp_code", "kind": "upstream", "field": "corp_code"}.items() <= overview["plan"][0].items()
+    assert overview["alpha"] > 0 and overview["trials"] >= 0
+    assert all("find_dart_corp_code" in key for key in edges)
+    table = CliRunner().invoke(app, ["edge", "graph", "show", "find_dart_corp_code", "--run", str(run)], env=ENV)
+    assert table.exit_code == 0 and "edges of find_dart_corp_code" in table.stdout
 
 
 def test_bad_input_is_one_clear_error(run, tmp_path):

@@ -85,3 +85,12 @@ def test_the_llm_writer_refuses_a_leaking_or_foreign_question():
                        ({"answer": "x"}, "no 'query'")):
         with pytest.raises(InvalidReply, match=why):
             check_query(reply, ["000016"], ["경부선"])
+
+
+def test_a_comparison_names_its_branches_by_one_argument_only_when_every_branch_sets_it():
+    from edge.synth.execute import _label_key
+
+    assert _label_key(["year"], [{"code": "A", "year": 2023}, {"code": "A", "year": 2024}]) == "year"
+    # an argument set in one branch and absent in the other also "differs", but cannot label both
+    assert _label_key(["SD_SCHUL_CODE"], [{"SD_SCHUL_CODE": "7010057", "ATPT": "B10"}, {"ATPT": "B10"}]) is None
+    assert _label_key(["a", "b"], [{"a": 1, "b": 1}, {"a": 2, "b": 2}]) is None
