@@ -63,13 +63,6 @@ def test_verl_parquet_round_trips(tmp_path, items, replays, catalog):
         assert extra["answer_spec"] == truth
 
 
-def test_verl_dataset_reader(tmp_path, items, replays, catalog):
-    rl_dataset = pytest.importorskip("verl.utils.dataset.rl_dataset",
-                                     reason="verl is not installed in this environment; only its reader is skipped")
-    path = export_verl(items, tmp_path / "train.parquet", replays=replays, catalog=catalog)
-    assert hasattr(rl_dataset, "RLHFDataset") and path.exists()
-
-
 def test_sft_jsonl_round_trips(tmp_path, items, replays, catalog):
     path = export_sft(items, tmp_path / "sft.jsonl", replays=replays, catalog=catalog)
     records = {r["id"]: r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
