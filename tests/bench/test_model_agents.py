@@ -11,11 +11,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from bench.agents.llm_config import OpenAIAgentConfig
 from bench.agents.openai_agent import OpenAIAgent, approx_tokens, cap_tool_response
 from bench.episode import episode_key_token, run_episode
 from mcp_gateway.runtime import Outcome, ToolResult
+from tests.chat_server import serve_chat, stop
 
 Reply = Callable[[dict[str, Any]], tuple[int, Any, float]]  # request body -> (status, body, delay before answering)
 
@@ -70,38 +70,20 @@ def endpoint() -> Iterator[Callable[..., ScriptedEndpoint]]:
     def start(*script: Reply) -> ScriptedEndpoint:
         state = ScriptedEndpoint(list(script))
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                assert self.path == "/v1/chat/completions", self.path
-                state.requests.append(body)
-                state.headers.append(dict(self.headers))
-                status, payload, delay = (state.script.pop(0) if state.script else says("script exhausted"))(body)
-                time.sleep(delay)
-                data = (payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
-                    pass
+        def respond(body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
+            state.requests.append(body)
+            state.headers.append(headers)
+            status, payload, delay = (state.script.pop(0) if state.script else says("script exhausted"))(body)
+            time.sleep(delay)
+            return status, payload
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
+        server, state.base_url = serve_chat(respond)
         servers.append(server)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
         return state
 
     yield start
     for server in servers:
-        server.shutdown()
-        server.server_close()
+        stop(server)
 
 
 def agent_for(ep: ScriptedEndpoint, **fields: Any) -> OpenAIAgent:

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -33,6 +33,7 @@ from edge.graph.settings import LLMProposerSettings, PhaseASettings
 from edge.graph.skeleton import CandidateEdge
 from edge.graph.store import GraphStore
 from mcp_gateway.catalog import Catalog, load_catalog
+from tests.chat_server import serve_chat, stop
 from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
 CORP, OVERVIEW, ACCOUNTS, BOND = ("find_dart_corp_code", "get_dart_company_overview",
@@ -97,42 +98,23 @@ def endpoint() -> Iterator[Callable[..., EdgeEndpoint]]:
     def start(**replies: Any) -> EdgeEndpoint:
         state = EdgeEndpoint()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                assert self.path == "/v1/chat/completions", self.path
-                edge = _edge_of(body)
-                with lock:
-                    state.requests.append(body)
-                    state.headers.append(dict(self.headers))
-                    script = state.replies.get(edge, same_names)
-                    reply = (script.pop(0) if len(script) > 1 else script[0]) if isinstance(script, list) else script
-                time.sleep(state.delays.get(edge, 0.0))
-                code, payload = reply(body)
-                data = (payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)).encode()
-                try:
-                    self.send_response(code)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
-                    pass
+        def respond(body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
+            edge = _edge_of(body)
+            with lock:
+                state.requests.append(body)
+                state.headers.append(headers)
+                script = state.replies.get(edge, same_names)
+                reply = (script.pop(0) if len(script) > 1 else script[0]) if isinstance(script, list) else script
+            time.sleep(state.delays.get(edge, 0.0))
+            return reply(body)
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
+        server, state.base_url = serve_chat(respond)
         servers.append(server)
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
         return state
 
     yield start
     for server in servers:
-        server.shutdown()
-        server.server_close()
+        stop(server)
 
 
 @pytest.fixture(scope="module")

@@ -40,19 +40,23 @@ def replay_gateway(home: Path, bundle: str):
     return open_bench_gateway(bundle, cassettes=CASSETTES, home=home)
 
 
-@pytest.fixture(scope="session")
-def edge_dataset(tmp_path_factory) -> Path:
-    """A dataset folder as `kopa train grpo --dataset DIR` takes it: train.parquet and items.jsonl."""
-    folder = tmp_path_factory.mktemp("edge-dataset")
-    items = [as_item(bench_tasks()[i]) for i in IDS]
-
+def replayed(items: list[SynthItem], home: Path) -> dict:
+    """The items' golden trajectories replayed from their bundle (what EDGE's export needs)."""
     async def replay():
-        gateway = replay_gateway(folder / "home", items[0].task.bundle)
+        gateway = replay_gateway(home, items[0].task.bundle)
         try:
             return await replay_items(items, gateway)
         finally:
             await gateway.aclose()
 
-    export_verl(items, folder / "train.parquet", replays=asyncio.run(replay()))
+    return asyncio.run(replay())
+
+
+@pytest.fixture(scope="session")
+def edge_dataset(tmp_path_factory) -> Path:
+    """A dataset folder as `kopa train grpo --dataset DIR` takes it: train.parquet and items.jsonl."""
+    folder = tmp_path_factory.mktemp("edge-dataset")
+    items = [as_item(bench_tasks()[i]) for i in IDS]
+    export_verl(items, folder / "train.parquet", replays=replayed(items, folder / "home"))
     (folder / "items.jsonl").write_text("".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8")
     return folder

@@ -172,10 +172,10 @@ def test_the_verl_agent_loop_plays_a_replayed_episode_and_the_reward_scores_it(t
 def test_edge_sft_jsonl_loads_in_verls_multiturn_sft_dataset(tmp_path, tiny_model):
     """`kopa train sft`'s data path: EDGE's sft.jsonl -> sft.parquet -> verl's MultiTurnSFTDataset (our subclass):
     the loss covers the assistant turns, i.e. the qwen3_coder calls and the final answer, not the tool results."""
-    from edge.dataset.export import export_sft, replay_items
+    from edge.dataset.export import export_sft
     from train.launch import sft_parquet
 
-    from .conftest import as_item, replay_gateway
+    from .conftest import as_item, replayed
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -186,15 +186,7 @@ def test_edge_sft_jsonl_loads_in_verls_multiturn_sft_dataset(tmp_path, tiny_mode
         from train.sft_data import KopaSFTDataset
 
     items = [as_item(bench_tasks()["fin-001"])]
-
-    async def replay():
-        gateway = replay_gateway(tmp_path / "home", items[0].task.bundle)
-        try:
-            return await replay_items(items, gateway)
-        finally:
-            await gateway.aclose()
-
-    export_sft(items, tmp_path / "sft.jsonl", replays=asyncio.run(replay()))
+    export_sft(items, tmp_path / "sft.jsonl", replays=replayed(items, tmp_path / "home"))
     sft_parquet(tmp_path / "sft.jsonl", tmp_path / "sft.parquet")
     tokenizer = AutoTokenizer.from_pretrained(tiny_model)
     config = OmegaConf.create({"max_length": 16384, "truncation": "error", "messages_key": "messages",
