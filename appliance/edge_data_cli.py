@@ -1,6 +1,6 @@
 """`kopa edge synth | filter | export | stats`: EDGE Phase B, from the Phase A graph to a training dataset.
 
-    kopa edge synth --graph RUN [-n 5000] [--seed 0] [--out DIR]   # typed trajectories, Korean queries, answers
+    kopa edge synth --graph RUN [-n 5000] [--seed 0] [--workers N] [--out DIR]   # trajectories, queries, answers
     kopa edge filter DIR [--no-embeddings]                          # the three stages + contamination audit
     kopa edge export DIR                                            # verl parquet + SFT JSONL + the bundle
     kopa edge stats DIR [--json]                                    # Tables 10-13 and the funnel beside the paper
@@ -8,8 +8,11 @@
 A dataset folder (default ``<home>/edge/datasets/<graph run>-s<seed>-n<n>``) is written in that order:
 ``items.jsonl`` and ``synth.json``; ``kept.jsonl``, ``rejections.jsonl`` and ``funnel.json``; ``train.parquet``,
 ``sft.jsonl`` and ``export.json``. No file is ever overwritten: running a step again needs a new folder.
-Synthesis records every call it makes from the in-process sandbox into a new version of the ``edge-synth``
-bundle in ``<home>/cassettes``; the items are pinned to it, and filtering and export replay it strictly.
+Synthesis explores the in-process sandbox and records the golden calls of the items it keeps into a new version
+of the ``edge-synth`` bundle in ``<home>/cassettes``; the items are pinned to it, and filtering and export replay
+it strictly. By default it screens each item with the filter's rules as it makes it and fills Table 12's quotas
+with those that pass: ``kopa edge filter`` then keeps n items in that mix (the refused ones stay in
+``items.jsonl``, so the funnel shows them).
 Queries come from ``KOPA_EDGE__WRITER_*``'s endpoint when it is set, else from the rule-based Korean realiser;
 the quality judge from ``KOPA_EDGE__JUDGE_*`` when set, else rule checks only.
 """
@@ -63,10 +66,19 @@ def synth(
                                    min=1)] = 5000,
     seed: Annotated[int, typer.Option(help="seed of every choice")] = 0,
     out: Annotated[Path | None, typer.Option(help="dataset folder (default <home>/edge/datasets/...)")] = None,
+    workers: Annotated[int, typer.Option(help="local processes running attempts (same items for any number)",
+                                         min=1, max=64)] = 1,
+    screen: Annotated[bool, typer.Option(help="fill the quotas with items that pass the filter's rules, so the "
+                                               "filtered dataset has n items in Table 12's mix")] = True,
 ) -> None:
     """Typed trajectories over G*, executed against the sandbox and recorded, with Korean queries and answers."""
-    from bench.taskset.build import open_recording_gateway
+    from functools import partial
+
+    from bench.task import load_tasks
+    from bench.taskset.build import DEFAULT_TASKS, open_recording_gateway, open_sandbox_gateway
     from edge.dataset.items_io import write_json, write_lines
+    from edge.filter.contamination import ContaminationAudit
+    from edge.filter.screen import Screen
     from edge.graph.store import GraphStore
     from edge.synth.build import RECORDED_AT, synthesize
     from edge.synth.llm_writer import LLMWriter
@@ -79,27 +91,34 @@ def synth(
     writer = LLMWriter.from_env()
     gateway = open_recording_gateway(settings.home_dir, settings.cassettes_dir, SYNTH_BUNDLE,
                                      scale=settings.sandbox.scale, stamp=RECORDED_AT)
-    err.print(f"synthesizing {n:,} items from {graph} (seed {seed}; queries by "
+    explore = partial(open_sandbox_gateway, settings.home_dir, scale=settings.sandbox.scale)
+    screening = Screen(catalog=gateway.catalog, audit=ContaminationAudit(load_tasks(DEFAULT_TASKS))) if screen else None
+    err.print(f"synthesizing {n:,} items from {graph} (seed {seed}, {workers} worker(s); queries by "
               f"{'the rule-based realiser' if writer is None else f'the chat endpoint {writer.settings.model}'}) into {folder}")
     started = time.perf_counter()
 
     async def go():
         try:
-            return await synthesize(store, gateway, n, seed, writer=writer)
+            return await synthesize(store, gateway, n, seed, explore=explore, writer=writer, screen=screening,
+                                    workers=workers)
         finally:
             await gateway.aclose()
 
     try:
-        items, abandoned = asyncio.run(go())
+        done = asyncio.run(go())
     finally:
         store.close()
     wall = time.perf_counter() - started
+    items = done.items
     write_lines(folder / "items.jsonl", items)
     write_json(folder / "synth.json", {"graph": str(graph), "seed": seed, "n": n, "items": len(items),
                                        "bundle": items[0].task.bundle if items else None, "wall_s": round(wall, 1),
-                                       "abandoned": dict(abandoned.most_common())})
-    _out().print(f"{len(items):,} items in {wall:.1f} s ({sum(abandoned.values()):,} attempts abandoned) → "
-                 f"{folder / 'items.jsonl'}")
+                                       "workers": workers, "attempts": done.attempts,
+                                       "abandoned": dict(done.abandoned.most_common()),
+                                       "screened": dict(done.screened.most_common())})
+    _out().print(f"{len(items):,} items in {wall:.1f} s ({done.attempts:,} attempts, "
+                 f"{sum(done.abandoned.values()):,} abandoned, {sum(done.screened.values()):,} made but refused by "
+                 f"the screen) → {folder / 'items.jsonl'}")
 
 
 @edge_app.command("filter")

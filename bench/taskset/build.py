@@ -20,6 +20,7 @@ touches, so an earlier set keeps replaying exactly as it did. The build refuses 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import random
@@ -36,7 +37,8 @@ from .draft import HEADROOM, Draft, DraftError, key_name
 from .registry import TEMPLATES, Template
 
 __all__ = ["AVAILABLE_TOOLS", "DEFAULT_BUNDLE", "DEFAULT_TASKS", "DOMAIN_PREFIX", "TASK_SETS", "TASK_SET_VERSION",
-           "build_task_set", "load_templates", "rebuild_drafts", "to_task", "write_drafts"]
+           "build_task_set", "load_templates", "open_recording_gateway", "open_sandbox_gateway", "rebuild_drafts",
+           "to_task", "write_drafts"]
 
 DEFAULT_BUNDLE = "kopa-default"
 REPO = Path(__file__).resolve().parents[2]
@@ -135,6 +137,18 @@ def _pages(args: dict[str, Any], spec: Any) -> bool:
     return isinstance(page, int) and page > 1
 
 
+@functools.lru_cache(maxsize=4)
+def _names_by_group(catalog: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The catalog's tool names by platform and by domain, sorted (EDGE builds thousands of tasks on one catalog)."""
+    by_platform: dict[str, list[str]] = {}
+    by_domain: dict[str, list[str]] = {}
+    for name in sorted(catalog.names()):
+        spec = catalog.get(name)
+        by_platform.setdefault(spec.platform, []).append(name)
+        by_domain.setdefault(spec.domain, []).append(name)
+    return by_platform, by_domain
+
+
 def _available_tools(draft: Draft, used: list[str], catalog: Any) -> list[str]:
     """The golden tools, then distractors from the same platforms (then domain) up to the domain's mean count."""
     target = AVAILABLE_TOOLS[draft.domain]
@@ -142,8 +156,9 @@ def _available_tools(draft: Draft, used: list[str], catalog: Any) -> list[str]:
     want = max(len(used) + 1, int(target) + (1 if rng.random() < target - int(target) else 0))
     tools = list(used)
     platforms = {catalog.get(t).platform for t in used} - {"internal"}
-    same_platform = sorted(n for n in catalog.names() if catalog.get(n).platform in platforms)
-    same_domain = sorted(n for n in catalog.names() if catalog.get(n).domain == draft.domain)
+    by_platform, by_domain = _names_by_group(catalog)
+    same_platform = sorted(n for p in platforms for n in by_platform.get(p, ()))
+    same_domain = list(by_domain.get(draft.domain, ()))
     for pool in (same_platform, same_domain):
         # key tools are never offered: the harness runs them (system state)
         pool = [n for n in pool if n not in tools and n != key_tool_name(catalog.get(n).platform)]
@@ -159,6 +174,13 @@ def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, s
     home = home or DEFAULT_HOME
     return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="bench", mode="record",
                         home=home, cassettes=cassettes, bundle=bundle, inherit=False, record_stamp=stamp)
+
+
+def open_sandbox_gateway(home: Path | None, *, scale: float = 1.0) -> Gateway:
+    """A bench-profile gateway over the in-process sandbox that records nothing (where EDGE's synthesis explores)."""
+    home = home or DEFAULT_HOME
+    return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="bench", mode="live",
+                        home=home)
 
 
 async def build_task_set(*, out: Path = DEFAULT_TASKS, cassettes: Path = DEFAULT_CASSETTES,

@@ -1,22 +1,31 @@
 """Phase B's item producer: typed trajectories over G*, executed, asked in Korean, pinned to a bundle.
 
     gateway = open_recording_gateway(home, cassettes, "edge-synth", scale=..., stamp=RECORDED_AT)
-    items, abandoned = await synthesize(store, gateway, n=200, seed=0)
+    run = await synthesize(store, gateway, n=200, seed=0, explore=partial(open_sandbox_gateway, home, scale=1.0),
+                           screen=Screen(catalog), workers=2)
+    run.items, run.abandoned, run.screened
     # gateway.commit() was called: every item's task is pinned to the bundle version holding its calls
 
-The n items are split over Table 12's classes by largest remainder (``quotas``). Attempt a (seeded by
-(seed, a)) targets the class furthest below its quota: a sequential walk steered toward SEQ, FAN, DRV or
-MIXED, or a SEM/CMP/COND template. What actually ran decides the item's class; an item is kept while its
-class has room. A class that keeps failing (``GIVE_UP`` attempts in a row) is given up, so a graph that
-cannot make it does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
+The n items are split over Table 12's classes by largest remainder (``quotas``). Attempts run in batches: a
+batch's wanted classes are planned from the deficits and each class's yield so far (``plan_batch``), the
+batch runs on a non-recording runtime (``explore``: in this process, or in ``workers`` processes), and the
+results are taken in attempt order. What actually ran decides an item's class; an item is kept while its class
+has room, then its golden calls are made again through the recording ``gateway``, so the bundle holds exactly
+the kept items' calls. A class that stops yielding (``GIVE_UP`` attempts in a row, more for a class whose yield
+was low) is given up, so a graph that cannot make it does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
 
-Everything runs sequentially with seeded choices over sorted lists, so the same run file, world and seed
-give the same calls, the same recording and byte-identical items.
+With a ``screen`` (``edge.filter.screen.Screen``: the filter's rules, run as each item is made), only items that
+pass it fill a quota: the others are still returned, so the funnel shows them, and the filtered dataset holds n
+items in Table 12's mix. ``screened`` counts them by reason.
+
+Every choice is seeded by (seed, attempt) over sorted lists and a batch's plan depends only on earlier batches,
+so the same run file, world and seed give the same calls, the same recording and byte-identical items, whatever
+the number of workers.
 """
 
 from __future__ import annotations
 
-import random
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,38 +35,40 @@ import numpy as np
 
 from bench.task import parse_task
 from bench.taskset.build import to_task
-from bench.taskset.draft import Draft, DraftError
+from bench.taskset.draft import DraftError
 from edge.graph.store import GraphStore
 
 from .answer import remap
-from .execute import Abandon, Executed, Trace, run_chain, run_comparison, run_conditional, run_semantic
-from .item import SynthItem, TaskType
+from .attempt import AttemptJob, AttemptResult, SynthDraft, new_draft, replay_calls
+from .execute import Executed, Trace
+from .item import Rejection, SynthItem, TaskType
 from .realise import leaks, realise
-from .walk import LiveGraph
+from .runners import AttemptRunner, InProcessAttempts, ProcessAttempts
+from .walk import LiveGraph, edge_key
 
-__all__ = ["GIVE_UP", "RECORDED_AT", "TABLE_12", "SynthDraft", "quotas", "synthesize"]
+__all__ = ["BATCH", "GIVE_UP", "RECORDED_AT", "TABLE_12", "SynthDraft", "SynthesisRun", "plan_batch", "quotas",
+           "synthesize"]
 
 TABLE_12: dict[TaskType, float] = {TaskType.MIXED: 36.7, TaskType.DRV: 19.7, TaskType.SEM: 17.0, TaskType.SEQ: 12.1,
                                    TaskType.CMP: 9.0, TaskType.COND: 2.8, TaskType.FAN: 2.7}
 # Every synthesis call is recorded from the deterministic in-process sandbox with this recording time (the world's
 # "today") and zero timings, so the same graph and seed record the same bundle version: byte-identical items.
 RECORDED_AT = "2025-06-30T00:00:00.000Z"
-GIVE_UP = 40  # attempts in a row without an item of a class before that class is given up
-_WALK_EDGES = {TaskType.SEQ: (1, 3), TaskType.FAN: (1, 1), TaskType.DRV: (1, 3), TaskType.MIXED: (2, 4)}
+GIVE_UP = 40  # at least this many attempts in a row without an item of a class before that class is given up
+BATCH = 64  # attempts planned and run together (fixed: the plan, hence the items, must not depend on workers)
 
+_PENDING = "edge-synth@pending"  # what a screened item is pinned to until the recording is committed
 Writer = Callable[[Trace, Any, np.random.Generator], tuple[str, str]]  # → (query, writer id)
+Screen = Callable[[SynthItem], Rejection | None]
+Opener = Callable[[], Any]
 
 
 @dataclass
-class SynthDraft(Draft):
-    """A Draft that also keeps how many records each golden call returned (``SynthItem.call_records``)."""
-
-    page_records: list[int] = field(default_factory=list)
-
-    async def call(self, tool: str, args: dict[str, Any] | None = None, **kw: Any) -> Any:
-        result = await super().call(tool, args, **kw)
-        self.page_records.append(len(result.records))
-        return result
+class SynthesisRun:
+    items: list[SynthItem]  # sorted by id; those the screen refused included
+    abandoned: Counter[str] = field(default_factory=Counter)  # attempt dropped: why
+    screened: Counter[str] = field(default_factory=Counter)  # made, but refused by the screen: stage and reason
+    attempts: int = 0
 
 
 def quotas(n: int, mix: Mapping[TaskType, float] = TABLE_12) -> dict[TaskType, int]:
@@ -76,98 +87,154 @@ def rule_writer(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[s
     return query, f"rule:{phrasing}"
 
 
-async def _attempt(draft: SynthDraft, graph: LiveGraph, want: TaskType, rng: np.random.Generator) -> Executed:
-    if want is TaskType.SEM:
-        return await run_semantic(draft, graph, rng)
-    if want is TaskType.CMP:
-        return await run_comparison(draft, graph, rng)
-    if want is TaskType.COND:
-        return await run_conditional(draft, graph, rng)
-    low, high = _WALK_EDGES[want]
-    walk = graph.walk(rng, edges=int(rng.integers(low, high + 1)))
-    if walk is None:
-        raise Abandon("no start tool with known inputs and a live edge")
-    return await run_chain(draft, walk, want=want, rng=rng)
+@dataclass
+class _Tally:
+    """What the plan reads: items counted per class, and tries and successes per wanted class."""
+
+    quota: dict[TaskType, int]
+    got: Counter[TaskType] = field(default_factory=Counter)
+    tries: Counter[TaskType] = field(default_factory=Counter)
+    wins: Counter[TaskType] = field(default_factory=Counter)
+    misses: Counter[TaskType] = field(default_factory=Counter)  # in a row
+    given_up: set[TaskType] = field(default_factory=set)
+
+    def open(self) -> list[TaskType]:
+        return [t for t in self.quota if self.got[t] < self.quota[t] and t not in self.given_up]
+
+    def tried(self, want: TaskType, won: bool) -> None:
+        self.tries[want] += 1
+        self.wins[want] += won
+        self.misses[want] = 0 if won else self.misses[want] + 1
+        # a run of misses ten times longer than the class's yield before it predicts (at least GIVE_UP): a class
+        # that merely has a low yield is not given up, one that stopped yielding is
+        before = self.tries[want] - self.misses[want]
+        if self.misses[want] >= max(GIVE_UP, 10 * (before + 2) / (self.wins[want] + 1)):
+            self.given_up.add(want)
 
 
-def _target(quota: Mapping[TaskType, int], got: Counter[TaskType], given_up: set[TaskType]) -> TaskType | None:
-    open_ = [t for t in quota if got[t] < quota[t] and t not in given_up]
-    if not open_:
-        return None
-    return max(open_, key=lambda t: ((quota[t] - got[t]) / quota[t], -list(quota).index(t)))
+def plan_batch(tally: _Tally, size: int = BATCH) -> list[TaskType]:
+    """The wanted class of each attempt of the next batch.
+
+    A class needs (quota - got) / yield attempts, its yield being (wins + 1) / (tries + 2) so far; the batch (at
+    most ``size``, fewer near the end) is split over the open classes in proportion to that need, and the
+    attempts interleave the classes, so any prefix of the batch is spread like the whole.
+    """
+    need = {t: (tally.quota[t] - tally.got[t]) * (tally.tries[t] + 2) / (tally.wins[t] + 1) for t in tally.open()}
+    if not need:
+        return []
+    slots = quotas(min(size, max(len(need), math.ceil(sum(need.values())))), need)
+    order: list[TaskType] = []
+    while len(order) < sum(slots.values()):
+        for t in need:
+            if slots[t] > sum(1 for o in order if o is t):
+                order.append(t)
+    return order
 
 
-async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *,
+async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, explore: Opener,
                      type_mix: Mapping[TaskType, float] = TABLE_12, writer: Writer | None = None,
-                     max_attempts: int | None = None) -> tuple[list[SynthItem], Counter[str]]:
-    """Up to ``n`` items from the run in ``store``, recorded through ``gateway`` (bench profile, recording),
-    which is committed at the end; (items sorted by id, abandoned reasons counted).
+                     screen: Screen | None = None, workers: int = 1,
+                     max_attempts: int | None = None) -> SynthesisRun:
+    """Up to ``n`` items from the run in ``store``, recorded through ``gateway`` (bench profile, recording), which is
+    committed at the end. ``explore`` opens the runtime attempts run on (bench profile, recording nothing): once
+    here with ``workers=1``, once per worker process otherwise (it must then be picklable).
 
     Raises:
-        ValueError: n < 1, or a gateway not in the bench profile (golden calls keep key placeholders).
+        ValueError: n < 1, workers < 1, or a gateway not in the bench profile (golden calls keep key placeholders).
     """
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
     if gateway.runtime.profile != "bench":
         raise ValueError(f"synthesize needs a bench-profile gateway, got {gateway.runtime.profile!r}")
-    writer = writer or rule_writer
     catalog = gateway.catalog
     graph = LiveGraph.from_store(store, catalog)
-    quota = quotas(n, type_mix)
-    got: Counter[TaskType] = Counter()
-    misses: Counter[TaskType] = Counter()
-    given_up: set[TaskType] = set()
-    abandoned: Counter[str] = Counter()
-    kept: list[tuple[SynthDraft, Executed, str]] = []
-    for attempt in range(max_attempts if max_attempts is not None else 40 * n):
-        want = _target(quota, got, given_up)
-        if want is None:
-            break
-        rng = np.random.default_rng([seed, attempt])
-        task_id = f"edge-s{seed}-{attempt:05d}"
-        session = f"edge-synth:{task_id}"
-        gateway.runtime.reset_session(session)
-        draft = SynthDraft(task_id=task_id, domain="traffic", runtime=gateway.runtime, session=session,
-                           rng=random.Random(f"{seed}:{attempt}"), template=f"edge:{want.value}")
-        try:
-            executed = await _attempt(draft, graph, want, rng)
-            if got[executed.task_type] >= quota.get(executed.task_type, 0):
-                raise Abandon(f"made a {executed.task_type.value} item, that class is full")
-            query, writer_id = writer(executed.trace, catalog, rng)
-            given = [*executed.trace.start_args.values(), *(v for h in executed.trace.hops for v in h.given.values()),
-                     *(v for _, args in executed.trace.others for v in args.values())]
-            if leaked := leaks(query, executed.trace.bound_values, allowed=given):
-                raise Abandon(f"the question would leak junction values {leaked}")
-        except (Abandon, DraftError) as exc:
-            abandoned[_reason(want, exc)] += 1
-            misses[want] += 1
-            if misses[want] >= GIVE_UP:
-                given_up.add(want)
-            continue
-        misses[want] = 0
-        draft.domain = catalog.get(executed.trace.start).domain
+    explorer = None
+    runner: AttemptRunner
+    if workers == 1:
+        explorer = explore()
+        runner = InProcessAttempts(explorer.runtime, graph)
+    else:
+        runner = ProcessAttempts(explore, graph, workers=workers)
+    keeper = _Keeper(gateway, catalog, graph, writer or rule_writer, screen, _Tally(quotas(n, type_mix)))
+    limit = max_attempts if max_attempts is not None else 40 * n
+    attempt = 0
+    try:
+        while attempt < limit and (wants := plan_batch(keeper.tally)):
+            uses = dict(keeper.uses)
+            jobs = [AttemptJob(seed, attempt + i, want, uses) for i, want in enumerate(wants[:limit - attempt])]
+            for result in await runner.run(jobs):
+                await keeper.take(result)
+            attempt += len(jobs)
+    finally:
+        runner.close()
+        if explorer is not None:
+            await explorer.aclose()
+    for t in sorted(keeper.tally.given_up):
+        keeper.abandoned[f"{t.value}: gave up after {GIVE_UP} failed attempts in a row"] += 0
+    ref = gateway.commit()
+    if ref is None and keeper.kept:
+        raise DraftError("the items made calls but nothing was recorded")
+    pinned = f"{ref.name}@{ref.version}" if ref is not None else ""
+    items = [_item(d, e, w, pinned, catalog, seed, graph.run) for d, e, w in keeper.kept]
+    return SynthesisRun(sorted(items, key=lambda i: i.task.id), keeper.abandoned, keeper.screened, attempt)
+
+
+class _Keeper:
+    """Takes attempt results in attempt order: class room, query, leaks, re-recording, the screen."""
+
+    def __init__(self, gateway: Any, catalog: Any, graph: LiveGraph, writer: Writer, screen: Screen | None,
+                 tally: _Tally):
+        self.gateway, self.catalog, self.graph, self.writer, self.screen = gateway, catalog, graph, writer, screen
+        self.tally = tally
+        self.uses: Counter[str] = Counter()
+        self.abandoned: Counter[str] = Counter()
+        self.screened: Counter[str] = Counter()
+        self.kept: list[tuple[SynthDraft, Executed, str]] = []
+
+    def _drop(self, want: TaskType, reason: str) -> None:
+        self.abandoned[f"{want.value}: {reason[:160]}"] += 1
+        self.tally.tried(want, False)
+
+    async def take(self, result: AttemptResult) -> None:
+        job, executed = result.job, result.executed
+        if executed is None:
+            return self._drop(job.want, result.reason or "abandoned")
+        if self.tally.got[executed.task_type] >= self.tally.quota.get(executed.task_type, 0):
+            return self._drop(job.want, f"made a {executed.task_type.value} item, that class is full")
+        query, writer_id = self.writer(executed.trace, self.catalog, result.rng)
+        trace = executed.trace
+        given = [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values()),
+                 *(v for _, args in trace.others for v in args.values())]
+        if leaked := leaks(query, trace.bound_values, allowed=given):
+            return self._drop(job.want, f"the question would leak junction values {leaked}")
+        draft = new_draft(self.gateway.runtime, job.seed, job.attempt, job.want)
+        await replay_calls(draft, result.calls, result.page_records)
+        draft.domain = self.catalog.get(trace.start).domain
         draft.ask(query)
         if executed.number:
             draft.answer_number(executed.answer[0])
         else:
             draft.answer_string(*executed.answer)
         draft.tags += sorted({j.type.value.lower() for j in executed.junctions} | {executed.task_type.value.lower()})
-        draft.notes = f"EDGE Phase B {executed.task_type.value} from {graph.run}"
-        got[executed.task_type] += 1
-        kept.append((draft, executed, writer_id))
-    for t in sorted(given_up):
-        abandoned[f"{t.value}: gave up after {GIVE_UP} failed attempts in a row"] += 0
-    ref = gateway.commit()
-    if ref is None and kept:
-        raise DraftError("the items made calls but nothing was recorded")
-    pinned = f"{ref.name}@{ref.version}" if ref is not None else ""
-    items = [_item(d, e, w, pinned, catalog, seed, graph.run) for d, e, w in kept]
-    return sorted(items, key=lambda i: i.task.id), abandoned
+        draft.notes = f"EDGE Phase B {executed.task_type.value} from {self.graph.run}"
+        self.kept.append((draft, executed, writer_id))
+        if self.screen is not None:
+            item = _item(draft, executed, writer_id, _PENDING, self.catalog, job.seed, self.graph.run)
+            if (rejection := self.screen(item)) is not None:
+                self.screened[f"{rejection.stage}: {_kind(rejection.reason)}"] += 1
+                return self.tally.tried(job.want, False)
+        self.tally.got[executed.task_type] += 1
+        self.tally.tried(job.want, True)
+        self.uses[trace.start] += 1
+        for hop in trace.hops:
+            self.uses[edge_key(hop.junction)] += 1
 
 
-def _reason(want: TaskType, exc: Exception) -> str:
-    text = str(exc)
-    return f"{want.value}: {text[:160]}"
+def _kind(reason: str) -> str:
+    """A rejection reason without the values and ids it names (for counting by kind)."""
+    return reason.split(" (")[0].split(" of ")[0][:80]
 
 
 def _item(draft: SynthDraft, executed: Executed, writer_id: str, pinned: str, catalog: Any, seed: int,

@@ -106,15 +106,42 @@ def pivots(records: Sequence[Record], operator: str, *, field: str, bound: str, 
 
     In a fixed order (numbers ascending, dates ascending, text by first appearance), so a seeded choice
     among them is reproducible. Empty for the operators that take no pivot.
+
+    One pass over the records, not one ``derive`` per candidate: a threshold's selection only grows as the pivot
+    moves away from the extreme, so the candidates are swept from there until more than φ values are selected.
     """
+    if operator == "eq":
+        groups: dict[str, set[str]] = {}
+        for r in records:
+            if (value := _text(r.get(field))) is not None:
+                chosen = groups.setdefault(value, set())
+                if (b := _text(r.get(bound))) is not None:
+                    chosen.add(b)
+        return [v for v, chosen in groups.items() if 1 <= len(chosen) <= phi]
     if operator in ("ge", "le"):
-        observed = sorted({n for r in records if (n := as_number(r.get(field))) is not None})
-        candidates: list[Any] = [int(n) if n.is_integer() else n for n in observed]
+        read: Any = as_number
     elif operator == "date_after":
-        candidates = sorted({d for r in records if (d := as_date(r.get(field))) is not None})
-    elif operator == "eq":
-        candidates = distinct_values(records, field)
+        read = as_date
     else:
         return []
-    return [p for p in candidates if 1 <= len(distinct_values(derive(records, operator, field=field, pivot=p), bound))
-            <= phi]
+    by_key: dict[Any, set[str]] = {}
+    for r in records:
+        if (key := read(r.get(field))) is not None:
+            chosen = by_key.setdefault(key, set())
+            if (b := _text(r.get(bound))) is not None:
+                chosen.add(b)
+    # sweep from the extreme the operator selects first: ge and date_after from the top, le from the bottom
+    sweep = sorted(by_key, reverse=operator != "le")
+    selected: set[str] = set()
+    good = []
+    for key in sweep:
+        if operator != "date_after":  # ge/le include the pivot's own records; date_after is strictly after
+            selected |= by_key[key]
+        if len(selected) > phi:
+            break
+        if selected:
+            good.append(key)
+        if operator == "date_after":
+            selected |= by_key[key]
+    good.sort()
+    return [int(k) if isinstance(k, float) and k.is_integer() else k for k in good]

@@ -2,7 +2,7 @@
 
     export KOPA_EDGE__WRITER_BASE_URL=http://127.0.0.1:8000/v1 KOPA_EDGE__WRITER_MODEL=qwen3.5-122b
     writer = LLMWriter.from_env()          # None when no base URL is set: the rule realiser writes alone
-    items, _ = await synthesize(store, gateway, n, seed, writer=writer)
+    run = await synthesize(store, gateway, n, seed, explore=opener, writer=writer)
 
 The model gets the rule question (which already says everything the user may say and nothing more) and
 the values it must not write, and answers ``{"query": "..."}``. Its reply is parsed with the Phase A

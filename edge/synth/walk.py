@@ -17,6 +17,8 @@ Gyeonggi's district datasets) dominate G*:
   the source was filtered by, handed on), carries only what the question already gave: it executes, so
   Phase A keeps it, but a trajectory over it has a decorative step. Walks skip it.
 * the start tool is drawn platform first, then tool, so each platform starts walks as often as any other.
+* start tools and edges already used by kept items are discounted (``uses``), so the dataset covers the graph
+  rather than repeating its likeliest path with other arguments (which the near-duplicate filter drops).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from edge.graph.store import GraphStore, StoredEdge
 
-__all__ = ["MAX_WALK_EDGES", "LiveGraph", "Walk", "pass_through"]
+__all__ = ["MAX_WALK_EDGES", "LiveGraph", "Walk", "edge_key", "pass_through"]
 
 MAX_WALK_EDGES = 5
 
@@ -53,12 +55,13 @@ class LiveGraph:
     starts: list[str] = field(default_factory=list)
     platform_of: dict[str, str] = field(default_factory=dict)  # start tool → platform
 
-    def pick_start(self, rng: np.random.Generator) -> str:
-        """A platform uniformly, then one of its start tools uniformly."""
+    def pick_start(self, rng: np.random.Generator, uses: Mapping[str, int] | None = None) -> str:
+        """A platform uniformly, then one of its start tools, each weighted 1 / (1 + items already started there)."""
         platforms = sorted({self.platform_of.get(t, "") for t in self.starts})
         platform = platforms[int(rng.integers(len(platforms)))]
         tools = [t for t in self.starts if self.platform_of.get(t, "") == platform]
-        return tools[int(rng.integers(len(tools)))]
+        weights = np.array([1.0 / (1 + (uses or {}).get(t, 0)) for t in tools])
+        return tools[int(rng.choice(len(tools), p=weights / weights.sum()))]
 
     @classmethod
     def from_store(cls, store: GraphStore, catalog: Any) -> LiveGraph:
@@ -87,14 +90,19 @@ class LiveGraph:
         return seen
 
     def walk(self, rng: np.random.Generator, *, edges: int, start: str | None = None,
-             broaden: float = 0.7) -> Walk | None:
-        """A walk of 1..``edges`` edges (fewer where the graph ends), or None when there is nowhere to start."""
+             broaden: float = 0.7, uses: Mapping[str, int] | None = None) -> Walk | None:
+        """A walk of 1..``edges`` edges (fewer where the graph ends), or None when there is nowhere to start.
+
+        ``uses`` counts start tools and edges (``edge_key``) in the items kept so far: each choice is discounted
+        by 1 / (1 + uses), so a dataset spreads over the graph instead of re-walking its likeliest paths.
+        """
+        uses = uses or {}
         if not 1 <= edges <= MAX_WALK_EDGES:
             raise ValueError(f"a walk has 1..{MAX_WALK_EDGES} edges, asked {edges}")
         if start is None:
             if not self.starts:
                 return None
-            start = self.pick_start(rng)
+            start = self.pick_start(rng, uses)
         elif start not in self.inputs or start not in self.outgoing:
             return None
         args = self.start_args(start, rng, broaden=broaden)
@@ -104,12 +112,17 @@ class LiveGraph:
             options = [e for e in self.outgoing.get(node, ()) if e.target not in seen]
             if not options:
                 break
-            weights = np.array([max(e.posterior.mean, 1e-9) for e in options])
+            weights = np.array([max(e.posterior.mean, 1e-9) / (1 + uses.get(edge_key(e), 0)) for e in options])
             edge = options[int(rng.choice(len(options), p=weights / weights.sum()))]
             path.append(edge)
             node = edge.target
             seen.add(node)
         return Walk(start, args, tuple(path))
+
+
+def edge_key(edge: Any) -> str:
+    """The key ``uses`` counts an edge by (a StoredEdge, or a Junction crossing it)."""
+    return f"{edge.source}->{edge.target}"
 
 
 def pass_through(edge: StoredEdge, source: Any) -> bool:

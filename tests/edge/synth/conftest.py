@@ -1,20 +1,25 @@
 """A small real Phase A run (rest areas, bills, DART: 26 tools of 3 platforms) and items synthesized over it.
 
-Both are session-scoped: the graph takes ~5 s, a synthesis of ``N_ITEMS`` items ~6 s on 2 cores.
+Both are session-scoped: the graph takes ~5 s, a synthesis of ``N_ITEMS`` items ~6 s on 2 cores. The items are
+made as ``kopa edge synth`` makes them: screened by the filter's rules, so their quotas count survivors.
 """
 
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from appliance.cli import app
-from bench.taskset.build import open_recording_gateway
+from bench.task import load_tasks
+from bench.taskset.build import DEFAULT_TASKS, open_recording_gateway, open_sandbox_gateway
+from edge.filter.contamination import ContaminationAudit
+from edge.filter.screen import Screen
 from edge.graph.store import GraphStore
-from edge.synth.build import RECORDED_AT, synthesize
+from edge.synth.build import RECORDED_AT, SynthesisRun, synthesize
 from mcp_gateway.gateway import open_gateway
 from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
@@ -41,12 +46,19 @@ def graph_path(tmp_path_factory) -> Path:
     return path
 
 
-def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: int = SEED):
+BENCH_TASKS = load_tasks(DEFAULT_TASKS)
+EXPLORE = partial(open_sandbox_gateway, TEST_DATA_DIR, scale=TEST_SCALE)
+
+
+def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: int = SEED, *, screen: bool = True,
+                    workers: int = 1) -> SynthesisRun:
+    """A synthesis recorded into ``cassettes``, screened by the filter's rules (as ``kopa edge synth`` does)."""
     async def run():
         store = GraphStore.open(graph_path)
         gateway = open_recording_gateway(TEST_DATA_DIR, cassettes, "edge-synth", scale=TEST_SCALE, stamp=RECORDED_AT)
+        screening = Screen(catalog=gateway.catalog, audit=ContaminationAudit(BENCH_TASKS)) if screen else None
         try:
-            return await synthesize(store, gateway, n, seed)
+            return await synthesize(store, gateway, n, seed, explore=EXPLORE, screen=screening, workers=workers)
         finally:
             await gateway.aclose()
             store.close()
@@ -55,11 +67,11 @@ def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: i
 
 @pytest.fixture(scope="session")
 def synthesized(graph_path, tmp_path_factory):
-    """(items, abandoned reasons, the cassette folder their bundle is in)."""
+    """(items, abandoned reasons, the cassette folder their bundle is in, the SynthesisRun)."""
     cassettes = tmp_path_factory.mktemp("synth-cassettes")
-    items, abandoned = synthesize_into(graph_path, cassettes)
-    assert items, f"nothing synthesized; abandoned: {abandoned.most_common(10)}"
-    return items, abandoned, cassettes
+    done = synthesize_into(graph_path, cassettes)
+    assert done.items, f"nothing synthesized; abandoned: {done.abandoned.most_common(10)}"
+    return done.items, done.abandoned, cassettes, done
 
 
 def replay_gateway(cassettes: Path, bundle: str):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from edge.synth.item import JunctionType
-from edge.synth.junctions import derive, distinct_values, junction_type, pivots
+from edge.synth.junctions import as_date, as_number, derive, distinct_values, junction_type, pivots
 
 RECORDS = [
     {"name": "가", "price": "1,700", "date": "2023-04-01", "kind": "휘발유", "route": "경부선"},
@@ -71,6 +73,39 @@ def test_pivots_leave_at_most_phi_distinct_bound_values():
     for pivot in pivots(RECORDS, "date_after", field="date", bound="name", phi=2):
         assert 1 <= len(distinct_values(derive(RECORDS, "date_after", field="date", pivot=pivot), "name")) <= 2
     assert pivots(RECORDS, "max", field="price", bound="name") == []
+
+
+def _pivots_by_definition(records, operator, field, bound, phi):
+    """Every observed value tried as the pivot through ``derive``: the definition the sweep must agree with."""
+    if operator in ("ge", "le"):
+        observed = sorted({n for r in records if (n := as_number(r.get(field))) is not None})
+        candidates = [int(n) if n.is_integer() else n for n in observed]
+    elif operator == "date_after":
+        candidates = sorted({d for r in records if (d := as_date(r.get(field))) is not None})
+    else:
+        candidates = distinct_values(records, field)
+    return [p for p in candidates if 1 <= len(distinct_values(derive(records, operator, field=field, pivot=p), bound))
+            <= phi]
+
+
+def test_the_pivot_sweep_agrees_with_trying_every_pivot_through_derive():
+    rng = random.Random(0)
+    for _ in range(400):
+        records = []
+        for _ in range(rng.randint(0, 25)):
+            record = {"kind": rng.choice(["p", "q", "r", ""])}
+            if rng.random() < 0.9:
+                record["x"] = rng.choice([str(rng.randint(0, 12)), rng.randint(0, 12), f"1,5{rng.randint(0, 9)}", "",
+                                          None, "n/a", 2.5])
+            if rng.random() < 0.9:
+                record["day"] = rng.choice([f"2024-01-0{rng.randint(1, 9)}", "2023.12.31", "20240105", "", "soon"])
+            if rng.random() < 0.9:
+                record["id"] = rng.choice(["a", "b", "c", "d", "e", "f", "g", "", None])
+            records.append(record)
+        phi = rng.choice([1, 2, 5])
+        for operator, field in [("ge", "x"), ("le", "x"), ("date_after", "day"), ("eq", "kind"), ("eq", "x")]:
+            assert pivots(records, operator, field=field, bound="id", phi=phi) == \
+                _pivots_by_definition(records, operator, field, "id", phi), (operator, field, phi, records)
 
 
 def test_the_llm_writer_refuses_a_leaking_or_foreign_question():

@@ -13,13 +13,16 @@ from bench.agents import OracleAgent
 from bench.agents.oracle import format_answer
 from bench.episode import run_episode
 from bench.task import ResponseType, validate_against_catalog
+from edge.filter.contamination import ContaminationAudit
+from edge.filter.funnel import run_funnel
 from edge.synth.answer import recompute
-from edge.synth.build import TABLE_12, quotas
+from edge.synth.build import GIVE_UP, TABLE_12, quotas
 from edge.synth.item import FinalType, JunctionType, TaskType
 from edge.synth.validity import check_validity, replay_records
 from mcp_gateway.catalog import load_catalog
+from recorder.cassette import CassetteStore
 
-from .conftest import N_ITEMS, replay_gateway, synthesize_into
+from .conftest import BENCH_TASKS, N_ITEMS, replay_gateway, synthesize_into
 
 
 class WrongAnswerAgent(OracleAgent):
@@ -35,7 +38,7 @@ class WrongAnswerAgent(OracleAgent):
 
 @pytest.fixture(scope="module")
 def episodes(synthesized):
-    items, _, cassettes = synthesized
+    items, _, cassettes, _ = synthesized
 
     async def run():
         gateway = replay_gateway(cassettes, items[0].task.bundle)
@@ -49,7 +52,7 @@ def episodes(synthesized):
 
 
 def test_the_golden_trajectory_scores_one_and_a_wrong_answer_zero(synthesized, episodes):
-    items, _, _ = synthesized
+    items, _, _, _ = synthesized
     right, wrong = episodes
     failed = {i.task.id: (o.error or o.transcript[-1:]) for i, o in zip(items, right, strict=True)
               if not (o.passed and o.action.action == 1.0)}
@@ -58,7 +61,7 @@ def test_the_golden_trajectory_scores_one_and_a_wrong_answer_zero(synthesized, e
 
 
 def test_items_are_valid_tasks_with_their_types_recorded(synthesized):
-    items, _, _ = synthesized
+    items, _, _, _ = synthesized
     assert validate_against_catalog([i.task for i in items], load_catalog()) == []
     for item in items:
         assert len(item.call_records) == len(item.task.golden_actions)
@@ -74,7 +77,7 @@ def test_items_are_valid_tasks_with_their_types_recorded(synthesized):
 
 
 def test_parallel_calls_share_a_step(synthesized):
-    items, _, _ = synthesized
+    items, _, _, _ = synthesized
     parallel = [i for i in items if any(j.type is JunctionType.FAN for j in i.junctions)
                 or i.final in (FinalType.CMP,) or i.task_type is TaskType.SEM]
     assert parallel, "no item with parallel calls"
@@ -90,7 +93,7 @@ def test_parallel_calls_share_a_step(synthesized):
 
 
 def test_queries_name_no_value_that_crossed_a_junction(synthesized):
-    items, _, _ = synthesized
+    items, _, _, _ = synthesized
     checked = 0
     for item in items:
         actions = item.task.golden_actions
@@ -106,7 +109,7 @@ def test_queries_name_no_value_that_crossed_a_junction(synthesized):
 
 
 def test_stage_one_keeps_sound_items_and_rejects_a_tampered_answer(synthesized):
-    items, _, cassettes = synthesized
+    items, _, cassettes, _ = synthesized
     target = items[0]
     wrong = "-987654" if target.task.response_type is ResponseType.NUMBER else "전혀 다른 답"
     tampered = target.model_copy(update={"task": target.task.model_copy(update={"accepted_answers": (wrong,)})})
@@ -130,16 +133,18 @@ def test_stage_one_keeps_sound_items_and_rejects_a_tampered_answer(synthesized):
     assert failure is None and recompute(target.recipe, records) == target.task.accepted_answers[0]
 
 
-def test_the_same_graph_and_seed_give_byte_identical_items(synthesized, graph_path, tmp_path):
-    """Byte-identical, bundle version included: the recording is stamped with a fixed time and no timings, so the
-    same calls are the same content-addressed version, in another cassette folder as in the first."""
-    items, abandoned, _ = synthesized
-    again, abandoned_again = synthesize_into(graph_path, tmp_path / "cassettes")
+def test_the_same_graph_and_seed_give_byte_identical_items_on_any_number_of_workers(synthesized, graph_path,
+                                                                                     tmp_path):
+    """Byte-identical, bundle version included: attempts are seeded by (seed, attempt) and planned per batch from
+    earlier batches only, and the recording is stamped with a fixed time and no timings, so two worker processes
+    make the same calls and the same content-addressed version as one process, in another cassette folder."""
+    items, abandoned, _, first = synthesized
+    again = synthesize_into(graph_path, tmp_path / "cassettes", workers=2)
     assert items[0].task.bundle.split("@")[0] == "edge-synth"
-    assert [i.model_dump_json() for i in again] == [i.model_dump_json() for i in items]
-    assert abandoned_again == abandoned
-    other, _ = synthesize_into(graph_path, tmp_path / "other", n=6, seed=7)
-    assert [i.task.query for i in other] != [i.task.query for i in items[:6]]
+    assert [i.model_dump_json() for i in again.items] == [i.model_dump_json() for i in items]
+    assert (again.abandoned, again.screened, again.attempts) == (abandoned, first.screened, first.attempts)
+    other = synthesize_into(graph_path, tmp_path / "other", n=6, seed=7)
+    assert [i.task.query for i in other.items] != [i.task.query for i in items[:6]]
 
 
 def test_quotas_follow_table_12():
@@ -151,11 +156,28 @@ def test_quotas_follow_table_12():
     assert sum(small.values()) == N_ITEMS and small[TaskType.MIXED] == 6
 
 
-def test_items_land_near_the_quotas(synthesized):
-    items, abandoned, _ = synthesized
-    got = Counter(i.task_type for i in items)
+def test_screened_synthesis_fills_the_quotas_with_items_the_filter_keeps(synthesized):
+    """The screen runs the funnel's rule stages as items are made: the funnel then refuses exactly the items the
+    screen refused, and what it keeps fills each class's quota (short only where a class was given up)."""
+    items, abandoned, _, done = synthesized
+    result = asyncio.run(run_funnel(items, catalog=load_catalog(), audit=ContaminationAudit(BENCH_TASKS)))
+    assert len(result.rejections) == sum(done.screened.values())
+    kept = Counter(i.task_type for i in result.kept)
     quota = quotas(N_ITEMS)
-    assert all(got[t] <= quota[t] for t in quota)  # a class never takes another's room
-    missing = sum(quota.values()) - len(items)
-    assert missing <= N_ITEMS // 4, (got, abandoned.most_common(8))
+    given_up = {t for t in TaskType if f"{t.value}: gave up after {GIVE_UP}" in " ".join(abandoned)}
+    assert {t: kept[t] for t in quota if t not in given_up} == {t: quota[t] for t in quota if t not in given_up}
+    assert all(kept[t] <= quota[t] for t in quota)  # a class never takes another's room
+    missing = N_ITEMS - len(result.kept)
+    assert missing <= N_ITEMS // 4, (kept, abandoned.most_common(8))
     assert json.dumps(sorted(abandoned.items()), ensure_ascii=False)  # reasons are plain text
+
+
+def test_the_bundle_holds_exactly_the_kept_items_golden_calls(synthesized):
+    """Attempts explore a runtime that records nothing; the kept items' calls are made again through the
+    recording one. So the bundle's interactions are the golden calls (pages included), nothing abandoned."""
+    items, _, cassettes, _ = synthesized
+    bundle = CassetteStore(cassettes).open(items[0].task.bundle)
+    golden = [a for i in items for a in i.task.golden_actions]
+    assert {i.tool for i in bundle.interactions()} == {a.tool for a in golden}
+    # the client reads ahead a page, so a call may hold two interactions, but one request (query fingerprint)
+    assert 0 < len({i.query_fingerprint for i in bundle.interactions()}) <= len(golden)

@@ -1,0 +1,128 @@
+"""One synthesis attempt: a typed trajectory executed on a (non-recording) runtime, and what it needs to be kept.
+
+    result = await run_attempt(runtime, graph, AttemptJob(seed=0, attempt=17, want=TaskType.DRV, uses=uses))
+    result.executed          # the trajectory (None when abandoned; ``reason`` says why)
+    result.calls             # every golden call as made, to make again through the recording runtime
+
+An attempt is a pure function of (graph, world, seed, attempt, wanted class, usage counts): its generators are
+seeded by (seed, attempt), so where it runs (this process, a worker process) never changes what it does. The
+builder re-makes the calls of the attempts it keeps through its recording gateway, so a bundle holds exactly
+the golden calls of the kept items, whatever ran where.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bench.taskset.draft import Draft, DraftError
+
+from .execute import Abandon, Executed, run_chain, run_comparison, run_conditional, run_semantic
+from .item import TaskType
+from .walk import LiveGraph
+
+__all__ = ["AttemptJob", "AttemptResult", "GoldenInvocation", "SynthDraft", "attempt_id", "replay_calls",
+           "run_attempt"]
+
+# (min, max) edges of the sequential walk that starts an attempt steered toward each class
+WALK_EDGES = {TaskType.SEQ: (1, 4), TaskType.FAN: (1, 2), TaskType.DRV: (1, 4), TaskType.MIXED: (2, 5)}
+
+
+def attempt_id(seed: int, attempt: int) -> str:
+    """The item id of an attempt; six digits keep id order = attempt order up to a million attempts."""
+    return f"edge-s{seed}-{attempt:06d}"
+
+
+@dataclass(frozen=True)
+class GoldenInvocation:
+    tool: str
+    args: dict[str, Any]
+    step: int
+    page: int | None
+    size: int | None
+    compare: tuple[str, ...] | None = None
+
+
+@dataclass
+class SynthDraft(Draft):
+    """A Draft that also keeps how many records each golden call returned and how each was invoked."""
+
+    page_records: list[int] = field(default_factory=list)
+    invocations: list[GoldenInvocation] = field(default_factory=list)
+
+    async def call(self, tool: str, args: dict[str, Any] | None = None, *, step: int, compare: Any = None,
+                   page: int | None = None, size: int | None = None) -> Any:
+        self.invocations.append(GoldenInvocation(tool, dict(args or {}), step, page, size,
+                                                  None if compare is None else tuple(compare)))
+        result = await super().call(tool, args, step=step, compare=compare, page=page, size=size)
+        self.page_records.append(len(result.records))
+        return result
+
+
+@dataclass(frozen=True)
+class AttemptJob:
+    seed: int
+    attempt: int
+    want: TaskType
+    uses: Mapping[str, int] = field(default_factory=dict)  # start tools and edges already in kept items
+
+
+@dataclass
+class AttemptResult:
+    job: AttemptJob
+    executed: Executed | None
+    reason: str | None
+    calls: list[GoldenInvocation]
+    page_records: list[int]
+    rng: np.random.Generator  # as the attempt left it: the writer continues from here
+
+
+def new_draft(runtime: Any, seed: int, attempt: int, want: TaskType) -> SynthDraft:
+    task_id = attempt_id(seed, attempt)
+    session = f"edge-synth:{task_id}"
+    runtime.reset_session(session)
+    return SynthDraft(task_id=task_id, domain="traffic", runtime=runtime, session=session,
+                      rng=random.Random(f"{seed}:{attempt}"), template=f"edge:{want.value}")
+
+
+async def _execute(draft: SynthDraft, graph: LiveGraph, job: AttemptJob, rng: np.random.Generator) -> Executed:
+    want = job.want
+    if want is TaskType.SEM:
+        return await run_semantic(draft, graph, rng)
+    if want is TaskType.CMP:
+        return await run_comparison(draft, graph, rng)
+    if want is TaskType.COND:
+        return await run_conditional(draft, graph, rng)
+    low, high = WALK_EDGES[want]
+    walk = graph.walk(rng, edges=int(rng.integers(low, high + 1)), uses=job.uses)
+    if walk is None:
+        raise Abandon("no start tool with known inputs and a live edge")
+    return await run_chain(draft, walk, want=want, rng=rng)
+
+
+async def run_attempt(runtime: Any, graph: LiveGraph, job: AttemptJob) -> AttemptResult:
+    """Run one attempt on ``runtime`` (a bench-profile runtime; nothing needs to be recorded)."""
+    rng = np.random.default_rng([job.seed, job.attempt])
+    draft = new_draft(runtime, job.seed, job.attempt, job.want)
+    try:
+        executed, reason = await _execute(draft, graph, job, rng), None
+    except (Abandon, DraftError) as exc:
+        executed, reason = None, str(exc)
+    return AttemptResult(job, executed, reason, draft.invocations, draft.page_records, rng)
+
+
+async def replay_calls(draft: SynthDraft, calls: list[GoldenInvocation], expected: list[int]) -> None:
+    """Make ``calls`` again through ``draft``'s runtime (the recording one).
+
+    Raises:
+        DraftError: a call now returns a different number of records (the world changed under the run).
+    """
+    for call in calls:
+        await draft.call(call.tool, call.args, step=call.step, compare=call.compare, page=call.page, size=call.size)
+    if draft.page_records != expected:
+        raise DraftError(f"{draft.task_id}: re-made calls returned {draft.page_records} records, the attempt saw "
+                         f"{expected}; the synthesis worker and the recorder do not see the same world")
