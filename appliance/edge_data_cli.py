@@ -87,7 +87,7 @@ def synth(
     folder = out or _datasets_dir(settings) / f"{graph.stem}-s{seed}-n{n}"
     if (folder / "items.jsonl").exists():
         raise typer.BadParameter(f"{folder} already holds a synthesis run; give another --out")
-    store = GraphStore.open(graph)
+    store = GraphStore.open(graph, read_only=True)
     writer = LLMWriter.from_env()
     gateway = open_recording_gateway(settings.home_dir, settings.cassettes_dir, SYNTH_BUNDLE,
                                      scale=settings.sandbox.scale, stamp=RECORDED_AT)

@@ -39,7 +39,7 @@ from mcp_gateway.gateway import open_gateway  # noqa: E402
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cassettes = Path(tmp) / "cassettes"
-        store = GraphStore.open(args.graph)
+        store = GraphStore.open(args.graph, read_only=True)
         gateway = open_recording_gateway(args.home, cassettes, "edge-synth", scale=args.scale, stamp=RECORDED_AT)
         catalog = gateway.catalog
         explore = partial(open_sandbox_gateway, args.home, scale=args.scale)

@@ -94,15 +94,21 @@ class GraphStore:
         return cls(con, path)
 
     @classmethod
-    def open(cls, path: Path | str, *, expect: Mapping[str, Any] | None = None) -> GraphStore:
-        """Open a run to resume or read; ``expect``: meta values that must match (bundle, seed, settings)."""
+    def open(cls, path: Path | str, *, expect: Mapping[str, Any] | None = None, read_only: bool = False) -> GraphStore:
+        """Open a run to resume or read; ``expect``: meta values that must match (bundle, seed, settings).
+        ``read_only``: several processes may read one run at once (synthesis); none may while a build writes it."""
         path = Path(path)
         if not path.is_file():
             raise GraphStoreError(f"no Phase A run at {path}")
         try:
-            con = duckdb.connect(str(path))
+            con = duckdb.connect(str(path), read_only=read_only)
             store = cls(con, path)
             meta = store.meta()
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise GraphStoreError(f"{path} is in use by another process (a graph build, or a reader while "
+                                      f"this one would write): {exc}") from exc
+            raise GraphStoreError(f"{path} is not a Phase A run file: {exc}") from exc
         except duckdb.Error as exc:
             raise GraphStoreError(f"{path} is not a Phase A run file: {exc}") from exc
         if meta.get("schema") != SCHEMA_VERSION:

@@ -7,7 +7,9 @@ A chain calls the walk's start tool, then crosses each edge: the cardinality n o
 in the source's records types the junction (SEQ passes the one value, FAN calls the target once per value in
 one parallel step, DRV first selects records by an operator computed here from the real records). The
 wanted type steers what a junction may be: a junction that would change the type ends the chain there (or
-abandons it when it is the first). The non-sequential templates call tools with inputs Phase A saw work:
+abandons it when it is the first). A later hop that fails (no record, too many pages, no operator) ends the chain
+at the hop before it, its calls taken back from the draft: a long walk is not thrown away for its last edge. A
+MIXED chain goes on past a fan-out: every branch crosses the next edge with its one value, in one parallel step. The non-sequential templates call tools with inputs Phase A saw work:
 SEM two tools with shared arguments in parallel, CMP one tool with different arguments in parallel, COND a
 check on one call's result deciding which of two calls runs next.
 
@@ -51,6 +53,7 @@ class Hop:
     given: dict[str, Any]  # target parameters filled from the plan's candidates (the user states them)
     op_field: str | None = None  # the field a DRV operator reads (may differ from the bound field)
     values: tuple[str, ...] = ()  # bound values that went on (after a DRV's selection)
+    each: bool = False  # crossed by every branch of an earlier fan-out, one value each
 
 
 @dataclass
@@ -208,7 +211,7 @@ def _allowed(want: TaskType, jt: JunctionType, crossed: Sequence[Junction]) -> b
         return jt is JunctionType.FAN and not crossed
     if want is TaskType.DRV:
         return jt is JunctionType.DRV if not crossed else jt is JunctionType.SEQ
-    return True  # MIXED: anything; a fan-out ends the chain
+    return True  # MIXED: anything; past a fan-out, each branch goes on alone (_hop_each)
 
 
 async def run_chain(draft: Draft, walk: Walk, *, want: TaskType, rng: np.random.Generator) -> Executed:
@@ -219,56 +222,129 @@ async def run_chain(draft: Draft, walk: Walk, *, want: TaskType, rng: np.random.
     branches: list[tuple[str, list[dict[str, Any]], list[int]]] = [("", records, calls)]
     fanned_drv = False
     for edge in walk.edges:
-        source_records = branches[0][1]
-        primary = _primary(edge.plan, source_records)
-        if primary is None:
-            raise Abandon(f"{edge.source} → {edge.target}: no bound field has a value in the records")
-        param, bound = primary
-        values = distinct_values(source_records, bound)
-        jt = junction_type(len(values))
-        if not _allowed(want, jt, junctions):
-            if junctions:
+        cross = _hop if len(branches) == 1 else _hop_each
+        if not junctions:  # the first hop makes or breaks the attempt
+            step, branches, fanned, stop = await cross(draft, edge, trace, junctions, branches, step, want, rng)
+        else:  # a later one that fails ends the chain at the hop before it, its calls taken back
+            mark = _Mark.of(draft, trace)
+            try:
+                step, branches, fanned, stop = await cross(draft, edge, trace, junctions, branches, step, want, rng)
+            except Abandon:
+                mark.restore(draft, trace)
                 break
-            raise Abandon(f"{want.value} wanted, but the first junction {edge.source}.{bound} is {jt.value} "
-                          f"(n={len(values)})")
-        user_given = {str(v) for v in [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values())]}
-        operator = pivot = op_field = None
-        chosen = values
-        if jt is JunctionType.DRV:
-            options = derivations(draft, edge.source, source_records, bound,
-                                  single=want is not TaskType.MIXED)
-            if not options:
-                raise Abandon(f"{edge.source}.{bound} (n={len(values)}): no DRV operator selects ≤ φ values")
-            operator = sorted(options)[int(rng.integers(len(options)))]
-            op_field, pivot = options[operator][int(rng.integers(len(options[operator])))]
-            chosen = distinct_values(derive(source_records, operator, field=op_field, pivot=pivot), bound)
-        spec = draft.spec(edge.target)
-        label_field = _label_field(draft, edge.source, source_records, bound)
-        next_branches = []
-        given: dict[str, Any] = {}
-        for value in chosen:
-            representative = next(r for r in source_records if str(r.get(bound)).strip() == value)
-            args = bind_arguments(edge.plan, representative, spec, rng)
-            given = {s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args}
-            crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
-            if set(crossing) <= user_given:  # a decorative junction: the question already names what crosses it
-                raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
-            trace.bound_values += crossing
-            got, got_calls, after = await fetch(draft, edge.target, args, step)
-            label = str(representative.get(label_field) or value)
-            next_branches.append((label, got, got_calls))
-        step = after if len(chosen) == 1 else step + 1 + any(len(c) > 1 for _, _, c in next_branches)
-        junction = Junction(source=edge.source, target=edge.target, field=bound, param=param,
-                            cardinality=len(values), type=jt, operator=operator, pivot=pivot)
-        junctions.append(junction)
-        trace.hops.append(Hop(junction, given, op_field, tuple(chosen)))
-        branches = next_branches
-        if len(branches) > 1:
-            fanned_drv = jt is JunctionType.DRV
+        fanned_drv = fanned_drv or fanned
+        if stop:
             break
     if not junctions:
         raise Abandon(f"{walk.start}: the walk crossed no junction")
     return _chain_final(draft, trace, junctions, branches, want, rng, fanned_drv)
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """How far the draft and the trace were before a hop (to take a failed later hop back)."""
+
+    calls: int
+    platforms: int
+    bound: int
+
+    @classmethod
+    def of(cls, draft: Draft, trace: Trace) -> _Mark:
+        return cls(len(draft.calls), len(draft.platforms), len(trace.bound_values))
+
+    def restore(self, draft: Draft, trace: Trace) -> None:
+        del draft.calls[self.calls:]
+        del draft.platforms[self.platforms:]
+        del trace.bound_values[self.bound:]
+        for extra in ("page_records", "invocations"):  # SynthDraft's per-call lists
+            if isinstance(getattr(draft, extra, None), list):
+                del getattr(draft, extra)[self.calls:]
+
+
+async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction], branches: list, step: int,
+               want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool, bool]:
+    """Cross one edge: (next step, the branches after it, whether a DRV fanned out, whether the chain stops)."""
+    source_records = branches[0][1]
+    primary = _primary(edge.plan, source_records)
+    if primary is None:
+        raise Abandon(f"{edge.source} → {edge.target}: no bound field has a value in the records")
+    param, bound = primary
+    values = distinct_values(source_records, bound)
+    jt = junction_type(len(values))
+    if not _allowed(want, jt, junctions):
+        if junctions:
+            return step, branches, False, True
+        raise Abandon(f"{want.value} wanted, but the first junction {edge.source}.{bound} is {jt.value} "
+                      f"(n={len(values)})")
+    user_given = {str(v) for v in [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values())]}
+    operator = pivot = op_field = None
+    chosen = values
+    if jt is JunctionType.DRV:
+        options = derivations(draft, edge.source, source_records, bound,
+                              single=want is not TaskType.MIXED)
+        if not options:
+            raise Abandon(f"{edge.source}.{bound} (n={len(values)}): no DRV operator selects ≤ φ values")
+        operator = sorted(options)[int(rng.integers(len(options)))]
+        op_field, pivot = options[operator][int(rng.integers(len(options[operator])))]
+        chosen = distinct_values(derive(source_records, operator, field=op_field, pivot=pivot), bound)
+    spec = draft.spec(edge.target)
+    label_field = _label_field(draft, edge.source, source_records, bound)
+    next_branches = []
+    given: dict[str, Any] = {}
+    for value in chosen:
+        representative = next(r for r in source_records if str(r.get(bound)).strip() == value)
+        args = bind_arguments(edge.plan, representative, spec, rng)
+        given = {s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args}
+        crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
+        if set(crossing) <= user_given:  # a decorative junction: the question already names what crosses it
+            raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
+        trace.bound_values += crossing
+        got, got_calls, after = await fetch(draft, edge.target, args, step)
+        label = str(representative.get(label_field) or value)
+        next_branches.append((label, got, got_calls))
+    step = after if len(chosen) == 1 else step + 1 + any(len(c) > 1 for _, _, c in next_branches)
+    junction = Junction(source=edge.source, target=edge.target, field=bound, param=param,
+                        cardinality=len(values), type=jt, operator=operator, pivot=pivot)
+    junctions.append(junction)
+    trace.hops.append(Hop(junction, given, op_field, tuple(chosen)))
+    if len(next_branches) > 1:  # only a MIXED chain goes on past a fan-out, each branch on its own
+        return step, next_branches, jt is JunctionType.DRV, want is not TaskType.MIXED
+    return step, next_branches, False, False
+
+
+async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction], branches: list, step: int,
+                    want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool, bool]:
+    """Cross one edge from every branch of a fan-out, in one parallel step: each branch must carry one value (a
+    SEQ junction per branch) and ask the target for the same user-given arguments, so one question covers all."""
+    spec = draft.spec(edge.target)
+    user_given = {str(v) for v in [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values())]}
+    next_branches, givens, fields = [], [], set()
+    for label, records, _ in branches:
+        primary = _primary(edge.plan, records)
+        if primary is None:
+            raise Abandon(f"{edge.source} → {edge.target}: a branch's records fill no bound field")
+        param, bound = primary
+        values = distinct_values(records, bound)
+        if len(values) != 1:
+            raise Abandon(f"{edge.source}.{bound} carries {len(values)} values in a branch, not one")
+        representative = next(r for r in records if str(r.get(bound)).strip() == values[0])
+        args = bind_arguments(edge.plan, representative, spec, rng)
+        givens.append({s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args})
+        fields.add((param, bound))
+        crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
+        if set(crossing) <= user_given:
+            raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
+        trace.bound_values += crossing
+        got, got_calls, _ = await fetch(draft, edge.target, args, step)
+        next_branches.append((label, got, got_calls))
+    if len(fields) > 1 or any(g != givens[0] for g in givens):
+        raise Abandon(f"{edge.source} → {edge.target}: the branches cross it by different fields or arguments")
+    (param, bound), = fields
+    junction = Junction(source=edge.source, target=edge.target, field=bound, param=param, cardinality=1,
+                        type=JunctionType.SEQ)
+    junctions.append(junction)
+    trace.hops.append(Hop(junction, givens[0], None, (), each=True))
+    return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False, False
 
 
 def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches: list, want: TaskType,

@@ -142,7 +142,9 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int) -> str:
     what, to = field_name(source, j.field), topic(target)
     given = _conditions(target, hop.given)
     to = f"{given} {to}" if given else to
-    if j.type is JunctionType.SEQ:
+    if hop.each:  # after a fan-out: every branch goes on with its own value
+        forms = (f"각각 거기 나온 {what}에 해당하는 {to}", f"그 각각의 {what}로 본 {to}", f"각 {what}의 {to}")
+    elif j.type is JunctionType.SEQ:
         forms = (f"거기 나온 {what}에 해당하는 {to}", f"그 {eul(what)} 기준으로 본 {to}", f"같은 {what}의 {to}")
     elif j.type is JunctionType.FAN:
         forms = (f"거기 나온 {what} 각각의 {to}", f"{what}마다 {to}", f"그 {what}별 {to}")

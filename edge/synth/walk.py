@@ -13,9 +13,10 @@ generator give the same walk.
 Two choices keep the walks informative on a catalog where hundreds of same-schema tools (Seoul's and
 Gyeonggi's district datasets) dominate G*:
 
-* a **pass-through** edge, whose every bound output field is also a parameter of its source (a district code
-  the source was filtered by, handed on), carries only what the question already gave: it executes, so
-  Phase A keeps it, but a trajectory over it has a decorative step. Walks skip it.
+* a **pass-through** edge, whose every bound output field is also a parameter of its source and whose source
+  takes nothing else (a district code the source can only be filtered by, handed on), carries only what the
+  question already gave: it executes, so Phase A keeps it, but a trajectory over it has a decorative step.
+  Walks skip it.
 * the start tool is drawn platform first, then tool, so each platform starts walks as often as any other.
 * start tools and edges already used by kept items are discounted (``uses``), so the dataset covers the graph
   rather than repeating its likeliest path with other arguments (which the near-duplicate filter drops).
@@ -126,10 +127,18 @@ def edge_key(edge: Any) -> str:
 
 
 def pass_through(edge: StoredEdge, source: Any) -> bool:
-    """Every output field the edge binds is also a parameter of its source: the value is one the call was given."""
+    """Every output field the edge binds is a parameter of its source, and the source takes no other input: any
+    call of the source was given the value the edge hands on.
+
+    A source with another input (a bill vote list asked by assembly term, a district statistic asked by category)
+    can discover the bound value from its records: such an edge stays, and ``run_chain`` drops a trajectory only
+    where the values that actually crossed were given by the question.
+    """
     params = {p.name.lower() for p in source.params}
-    fields = [s["field"] for s in edge.plan if s["kind"] == "upstream" and s.get("field")]
-    return bool(fields) and all(f.lower() in params for f in fields)
+    fields = {s["field"].lower() for s in edge.plan if s["kind"] == "upstream" and s.get("field")}
+    if not fields or not fields <= params:
+        return False
+    return not any(not p.is_generic and p.name.lower() not in fields for p in source.params)
 
 
 def _semantic(args: Mapping[str, Any], spec: Any) -> bool:

@@ -58,3 +58,36 @@ def test_refuses_to_overwrite_or_to_mix_configurations(tmp_path):
     (tmp_path / "junk.duckdb").write_bytes(b"not a database")
     with pytest.raises(GraphStoreError, match="not a Phase A run file"):
         GraphStore.open(tmp_path / "junk.duckdb")
+
+
+_OPEN_IN_ANOTHER_PROCESS = """
+import sys
+from edge.graph.store import GraphStore, GraphStoreError
+try:
+    GraphStore.open(sys.argv[1], read_only=sys.argv[2] == "ro").close()
+    print("opened")
+except GraphStoreError as exc:
+    print(exc)
+"""
+
+
+def test_readers_share_a_run_and_a_writer_is_told_it_is_in_use(tmp_path):
+    """Synthesis opens the run read-only, so two may read one graph; a process that would write it meanwhile is
+    refused with what is wrong (not 'not a run file')."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "run.duckdb"
+    _new(path).close()
+    reader = GraphStore.open(path, read_only=True)
+    try:
+        def other(mode: str) -> str:
+            done = subprocess.run([sys.executable, "-c", _OPEN_IN_ANOTHER_PROCESS, str(path), mode],
+                                  capture_output=True, text=True, timeout=60)
+            return done.stdout.strip()
+
+        assert other("ro") == "opened"
+        assert "is in use by another process" in other("rw")
+        assert set(reader.posteriors()) == {("u", "v"), ("u", "w")}
+    finally:
+        reader.close()

@@ -54,7 +54,7 @@ def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: i
                     workers: int = 1) -> SynthesisRun:
     """A synthesis recorded into ``cassettes``, screened by the filter's rules (as ``kopa edge synth`` does)."""
     async def run():
-        store = GraphStore.open(graph_path)
+        store = GraphStore.open(graph_path, read_only=True)
         gateway = open_recording_gateway(TEST_DATA_DIR, cassettes, "edge-synth", scale=TEST_SCALE, stamp=RECORDED_AT)
         screening = Screen(catalog=gateway.catalog, audit=ContaminationAudit(BENCH_TASKS)) if screen else None
         try:
