@@ -159,8 +159,21 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int) -> str:
     return forms[choice % len(forms)]
 
 
-_COUNT = ("모두 몇 건인가요?", "전부 몇 개예요?", "몇 건이나 되는지 알려 주세요.")
-_SUM = ("다 합치면 몇 건인가요?", "모두 더하면 몇 개인지 궁금해요.", "합계가 몇 건인지 알려 주세요.")
+_COUNT = ("모두 몇 건인가요?", "전부 몇 개예요?", "몇 건이나 되는지 알려 주세요.", "해당하는 게 몇 건 있나요?",
+          "건수만 알려 주세요.")
+_SUM = ("다 합치면 몇 건인가요?", "모두 더하면 몇 개인지 궁금해요.", "합계가 몇 건인지 알려 주세요.",
+        "합쳐서 몇 건이 나오나요?", "전부 더한 건수를 알고 싶어요.")
+# How a chain's opening and hops are strung together: {0} the opening, {1} the hops joined by ", 다시 ".
+_LEADS = ("{0}에서 {1}까지 따라가면,", "{0}부터 시작해 {1}까지 찾아보면,", "{0}{eul} 보고 {1}까지 이어서 확인하면,",
+          "{0}{eul} 기준으로 {1}까지 살펴봤을 때,")
+_SEM_JOIN = ("{wa} {eul} 함께 보면,", "{a}에 {b}까지 더해 보면,", "{wa} {eul} 한꺼번에 놓고 보면,")
+
+
+def _chain_lead(pieces: Sequence[str], choice: int, ids: list[str]) -> str:
+    ids.insert(0, f"lead{choice}")
+    opening = pieces[0]
+    particle = eul(opening)[len(opening):]  # 을 or 를, by the opening's last syllable
+    return _LEADS[choice].format(opening, ", 다시 ".join(pieces[1:]), eul=particle)
 _FIELD = ("{f}{e} 무엇인가요?", "{f}{e} 어떻게 되나요?", "{f}{i} 궁금해요. 알려 주세요.")
 _PICK = {"max": ("어느 쪽이 가장 많나요?", "어디가 제일 많은지 알려 주세요."),
          "min": ("어느 쪽이 가장 적나요?", "어디가 제일 적은지 알려 주세요."),
@@ -185,9 +198,9 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
             c = pick(3)
             ids.append(f"{hop.junction.type.value.lower()}{c}")
             pieces.append(_hop_phrase(hop, catalog, c))
-        lead = pieces[0] + "에서 " + ", 다시 ".join(pieces[1:]) + "까지 따라가면,"
+        lead = _chain_lead(pieces, pick(len(_LEADS)), ids)
         final = trace.final
-        c = pick(3)
+        c = pick(len(_COUNT) if final["kind"] in ("count", "sum") else 3)
         if final["kind"] == "count":
             tail = _COUNT[c]
         elif final["kind"] == "field":
@@ -211,7 +224,10 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
         (other, _), = trace.others
         c = pick(3)
         lead = f"{opening_args} " if opening_args else ""
-        return (f"{lead}{wa(topic(start))} {eul(topic(catalog.get(other)))} 함께 보면, {_SUM[c]}", f"sem{c}")
+        joined = _SEM_JOIN[pick(len(_SEM_JOIN))]
+        both = joined.format(a=topic(start), b=topic(catalog.get(other)), wa=wa(topic(start)),
+                             eul=eul(topic(catalog.get(other))))
+        return (f"{lead}{both} {_SUM[c]}", f"sem{c}.{_SEM_JOIN.index(joined)}")
     if trace.kind == "cmp":
         key = trace.final.get("key")
         labels = []
