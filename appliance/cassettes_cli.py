@@ -3,6 +3,7 @@
     kopa record (--calls FILE | --tasks FILE) [--bundle NAME] [--upstream sandbox|live]
                 [--platform P]... [--tool T]... [--fresh]
     kopa cassettes list | show REF | verify REF [--public-key K]
+    kopa cassettes recover [NAME] [--seal | --discard]
     kopa cassettes export REF --vcr OUT [--origin live|URL] | import PATH [--name N] [--public-key K]
     kopa cassettes query "SQL" [--bundle REF]... | coverage REF [--run STATS.json]
     kopa cassettes keygen PRIVATE PUBLIC | sign REF --key PRIVATE
@@ -68,6 +69,8 @@ def record(
     err.print(f"recording {len(chosen)} call(s) from {upstream} into bundle {bundle!r} …")
     run = asyncio.run(record_calls(settings, chosen, bundle=bundle, upstream=upstream, inherit=not fresh,
                                    progress=lambda c, o: err.print(f"  {c.tool}: {o}")))
+    if run.resumed:
+        err.print(f"resumed an interrupted recording of {bundle!r}: {run.resumed:,} exchange(s) it had journaled")
     table = Table("tool", "outcome", "total", title="calls")
     for call, outcome, total in run.results:
         table.add_row(call.tool, outcome, "" if total is None else f"{total:,}")
@@ -88,16 +91,56 @@ def list_bundles(as_json: Annotated[bool, typer.Option("--json")] = False) -> No
         for m in store.versions(name):
             rows.append({"name": name, "version": m.version, "head": m.version == head, "parent": m.parent,
                          "created_at": m.created_at, "source": ", ".join(m.sources),
-                         "interactions": m.counts["interactions"]})
+                         "interactions": m.counts["interactions"], "state": "sealed"})
+        for j in store.unsealed(name):  # what a crash (or a running recorder) left unsealed
+            rows.append({"name": name, "version": f"unsealed-{j.id}", "head": False, "parent": None,
+                         "created_at": j.started_at or "", "source": "", "interactions": j.interactions,
+                         "state": j.state, "torn_bytes": j.torn_bytes, "refused": j.refused, "pid": j.pid})
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    table = Table("name", "version", "head", "parent", "created", "source", "interactions",
+    table = Table("name", "version", "head", "state", "parent", "created", "source", "interactions",
                   title=f"cassettes in {store.root}")
     for r in rows:
-        table.add_row(r["name"], r["version"], "●" if r["head"] else "", r["parent"] or "", r["created_at"],
+        state = r["state"] if r["state"] == "sealed" else f"[yellow]{r['state']}[/yellow]"
+        table.add_row(r["name"], r["version"], "●" if r["head"] else "", state, r["parent"] or "", r["created_at"],
                       r["source"], f"{r['interactions']:,}")
     console.print(table)
+    if any(r["state"] in ("interrupted", "cleanup-pending") for r in rows):
+        console.print("unsealed recordings: `kopa cassettes recover NAME` seals them (`--discard` drops them)")
+
+
+@cassettes_app.command("recover")
+def recover(name: Annotated[str | None, typer.Argument(help="bundle NAME (default: every bundle with an unsealed "
+                                                              "recording)")] = None,
+            seal: Annotated[bool, typer.Option("--seal", help="seal each interrupted recording as a new version "
+                                                              "(the default)")] = False,
+            discard: Annotated[bool, typer.Option("--discard", help="delete each interrupted recording instead")]
+            = False) -> None:
+    """Seal (or discard) recordings that a crash left unsealed; one running now is left alone."""
+    if seal and discard:
+        raise ValueError("--seal and --discard exclude each other: give one (sealing is the default)")
+    store = _store()
+    if name is not None and name.split("@")[0] not in store.names():
+        from recorder.cassette import BundleNotFoundError, check_name
+
+        check_name(name)
+        raise BundleNotFoundError(f"no bundle named {name!r} in {store.root} (bundles: "
+                                  f"{', '.join(store.names()) or 'none'})")
+    names = [name] if name else sorted({j.name for j in store.unsealed()})
+    outcomes = [o for n in names for o in store.recover(n, discard=discard)]
+    if not outcomes:
+        print(f"nothing to recover in {store.root}" + (f" for {name!r}" if name else ""))
+        return
+    for o in outcomes:
+        what = {"sealed": f"sealed {o.interactions:,} interaction(s) as {o.name}@{o.version}",
+                "discarded": f"discarded {o.interactions:,} interaction(s)",
+                "in use": f"left alone ({o.interactions:,} interaction(s) so far)"}[o.action]
+        print(f"{o.name} unsealed-{o.id}: {what}" + (f" — {o.detail}" if o.detail else ""))  # one line each, unwrapped
+    busy = [o for o in outcomes if o.action == "in use"]
+    if busy:
+        raise RuntimeError(f"{len(busy)} recording(s) are still being written by a running recorder; stop it, then "
+                           f"run `kopa cassettes recover` again")
 
 
 @cassettes_app.command("show")

@@ -19,6 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from mcp_gateway.limits import InputLimits
 from public_apis import PLATFORM_IDS
 from sandbox.versions import DEFAULT_SEED, WORLD_VERSIONS
 
@@ -70,6 +71,11 @@ class GatewaySettings(BaseModel):
     toolsets: dict[str, list[str]] = Field(default_factory=dict,
                                            description="extra virtual servers: name -> tool names, served at /mcp/<name>")
     pinned: list[str] = Field(default_factory=list, description="tools search mode always lists")
+    audit_file: Path | None = Field(None, description="where `kopa serve` appends one JSON line per tool call "
+                                                       "(the console tails it); default <home>/logs/audit.jsonl")
+    limits: InputLimits = Field(default_factory=InputLimits, description=(
+        "input limits, enforced before any upstream call: max_string_chars, max_arguments_bytes, max_array_items; "
+        "max_request_bytes at /mcp (413), e.g. KOPA_GATEWAY__LIMITS__MAX_STRING_CHARS=2000"))
 
 
 class RecorderSettings(BaseModel):

@@ -11,7 +11,7 @@ from pathlib import Path
 import uvicorn
 
 from mcp_gateway.gateway import open_gateway
-from mcp_gateway.server import ToolSet, create_gateway_app, default_toolsets, run_stdio
+from mcp_gateway.server import ToolSet, attach_audit_file, create_gateway_app, default_toolsets, run_stdio
 
 from .config import GatewaySettings, KopaSettings, RecorderSettings
 from .sandbox_service import in_process_sandbox
@@ -23,7 +23,8 @@ def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, recorder: Re
     opened = open_gateway(upstream=upstream, sandbox=in_process_sandbox(settings) if upstream == "sandbox" else None,
                           profile=gateway.profile, home=settings.home_dir, key_file=gateway.key_file, mode=recorder.mode,
                           cassettes=settings.cassettes_dir, bundle=recorder.bundle,
-                          stats_file=_stats_file(settings, recorder))
+                          stats_file=_stats_file(settings, recorder), input_limits=gateway.limits,
+                          resume_recording=True)  # a crashed `kopa serve --mode record` continues where it stopped
     if stdio:
         asyncio.run(_stdio(opened))
         return
@@ -38,9 +39,14 @@ def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, recorder: Re
         toolsets[name].resolve(opened.catalog)  # an unknown tool name stops start-up with its name
     app = create_gateway_app(opened.runtime, tokens=tokens, toolsets=toolsets,
                              page_size=gateway.page_size, resources=[opened])  # closing it commits a recording
+    audit_file = gateway.audit_file or settings.home_dir / "logs" / "audit.jsonl"
+    attach_audit_file(audit_file)  # for the process's life: `kopa tui` tails it
     via = "" if opened.mode == "live" else f", {opened.mode} {recorder.bundle}"
+    if opened.recording is not None and opened.recording.resumed:
+        log(f"resuming the interrupted recording of {recorder.bundle!r}: {opened.recording.resumed:,} interaction(s) "
+            f"already journaled")
     log(f"MCP gateway ({opened.upstream} upstream{via}, {gateway.profile} profile, {len(opened.catalog):,} tools) "
-        f"on http://{gateway.host}:{gateway.port}/mcp")
+        f"on http://{gateway.host}:{gateway.port}/mcp; audit lines to {audit_file}")
     uvicorn.run(app, host=gateway.host, port=gateway.port, log_level="warning", lifespan="on")
 
 

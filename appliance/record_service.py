@@ -4,6 +4,10 @@ Calls come from a calls file (JSON list or JSONL of ``{"tool": ..., "args": {...
 task set (JSON list or JSONL of tasks whose ``golden_actions`` hold ``{"tool"|"name", "args"|
 "arguments"}``). Filters keep only some platforms or tools. Every call is made once, as an agent
 would make it; the gateway's clients add the pages a whole-result replay needs.
+
+Each exchange is journaled as it is recorded (``recorder.cassette.journal``): a run that is
+killed leaves its exchanges on disk, and the next ``kopa record`` into the same bundle resumes
+them (or ``kopa cassettes recover`` seals them) before the new version is sealed.
 """
 
 from __future__ import annotations
@@ -104,14 +108,16 @@ class RecordRun:
     ref: BundleRef | None
     results: list[tuple[Call, str, int | None]]  # call, outcome, total count
     recorded: int
+    resumed: int = 0  # exchanges taken over from an interrupted recording of the same bundle
 
 
 async def record_calls(settings: KopaSettings, calls: list[Call], *, bundle: str, upstream: str, inherit: bool,
                        progress: Callable[[Call, str], None] = lambda c, o: None) -> RecordRun:
     gateway = open_gateway(upstream=upstream, sandbox=in_process_sandbox(settings) if upstream == "sandbox" else None,
                            home=settings.home_dir, key_file=settings.gateway.key_file, mode="record", cassettes=settings.cassettes_dir,
-                           bundle=bundle, inherit=inherit)
+                           bundle=bundle, inherit=inherit, resume_recording=True)
     results = []
+    resumed = gateway.recording.resumed if gateway.recording is not None else 0
     try:
         for call in calls:
             result = await gateway.runtime.call(call.tool, call.args, "record")
@@ -120,4 +126,4 @@ async def record_calls(settings: KopaSettings, calls: list[Call], *, bundle: str
         recorded = len(gateway.recording or [])
     finally:
         await gateway.aclose()  # commits
-    return RecordRun(gateway.committed, results, recorded)
+    return RecordRun(gateway.committed, results, recorded, resumed)

@@ -21,6 +21,14 @@ REPO = Path(__file__).resolve().parent.parent
 @contextmanager
 def server_process(command: list[str], env: dict[str, str], start_timeout: float = 120) -> Iterator[str]:
     """Start ``command --port N``; yield its origin once /healthz answers; stop it afterwards."""
+    with server_popen(command, env, start_timeout) as (origin, _):
+        yield origin
+
+
+@contextmanager
+def server_popen(command: list[str], env: dict[str, str],
+                 start_timeout: float = 120) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """As ``server_process``, yielding the process too (its pid, for /proc readings)."""
     port = free_port()
     proc = subprocess.Popen([*command, "--port", str(port)], env=env, cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -35,7 +43,7 @@ def server_process(command: list[str], env: dict[str, str], start_timeout: float
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"{' '.join(command)} did not start") from None
                 time.sleep(0.2)
-        yield origin
+        yield origin, proc
     finally:
         proc.terminate()
         proc.wait(timeout=20)

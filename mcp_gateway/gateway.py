@@ -27,6 +27,7 @@ from recorder import Bundle, BundleRef, CassetteStore, Mode, RecorderTransport, 
 
 from .catalog import Catalog, load_catalog
 from .clients import ClientSet, Limits, PlatformURLs, SecretStore
+from .limits import DEFAULT_LIMITS, InputLimits
 from .runtime.runtime import ToolRuntime
 
 UPSTREAMS = ("sandbox", "live", "replay")  # "replay" is short for the sandbox's URLs in recorder mode replay
@@ -117,7 +118,8 @@ class Gateway:
 def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None = None, profile: str = "chat",
                  home: Path | None = None, key_file: Path | None = None, catalog: Catalog | None = None, mode: str = "live",
                  cassettes: Path | None = None, bundle: str | None = None, inherit: bool = True,
-                 stats_file: Path | None = None, record_stamp: str | None = None) -> Gateway:
+                 stats_file: Path | None = None, record_stamp: str | None = None,
+                 input_limits: InputLimits = DEFAULT_LIMITS, resume_recording: bool = False) -> Gateway:
     """Build the runtime for ``upstream`` (sandbox | live | replay) in recorder ``mode``.
 
     ``sandbox``: the in-process upstream that ``upstream="sandbox"`` talks to (required there unless
@@ -129,6 +131,8 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
     ``stats_file``: a replay run's hits and misses are written there on close
     (``kopa cassettes coverage REF --run FILE`` reports them). ``record_stamp``: a fixed ``recorded_at``
     (and zero timings) for what is recorded, so a deterministic upstream records the same bundle version twice.
+    ``input_limits``: the input limits the runtime enforces on every call (``mcp_gateway.limits``).
+    ``resume_recording``: continue the bundle's interrupted recording, if a crash left one (record modes).
     """
     if upstream not in UPSTREAMS:
         raise GatewayConfigError(f"unknown upstream {upstream!r}; choose one of {', '.join(UPSTREAMS)}")
@@ -169,10 +173,11 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
             mode_ = Mode.RECORD  # nothing recorded yet under this name: everything is a miss
         if mode_.records:
             recording = store.recording(name, inherit=inherit, keys={p: secrets.key(p) for p in secrets.platforms()},
-                                        stamp=record_stamp)
+                                        stamp=record_stamp, resume=resume_recording)
         transport = RecorderTransport(mode_, routes=Routes.from_bases(urls.bases), inner=inner,
                                       recording=recording, replay=replaying, source=source)
     clients = ClientSet(urls, transport=transport, secrets=secrets, limits=limits)
-    return Gateway(ToolRuntime(catalog, clients, secrets, profile), clients, catalog, upstream, sandbox, mode_,
+    return Gateway(ToolRuntime(catalog, clients, secrets, profile, limits=input_limits), clients, catalog, upstream,
+                   sandbox, mode_,
                    recording, transport if isinstance(transport, RecorderTransport) else None, replaying,
                    stats_file=stats_file)

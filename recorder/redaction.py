@@ -21,6 +21,10 @@ _ECHOED = re.compile(
     r"((?:[?&]|\\u0026|&amp;)(?:%s)=)([^&\"'<>\s\\]+)" % "|".join(sorted(SECRET_PARAMS)), re.IGNORECASE)
 
 
+_ECHOED_BYTES = re.compile(_ECHOED.pattern.encode("ascii"), re.IGNORECASE)
+_MASK_BYTES = MASK.encode("ascii")
+
+
 class SecretLeakError(ValueError):
     """A configured key is still present in data about to be written; nothing was written."""
 
@@ -38,15 +42,14 @@ def redact_values(text: str, secrets: Iterable[str]) -> str:
 
 
 def mask_echoed_keys(body: bytes) -> bytes:
-    """``body`` with the values of secret parameters in embedded URLs masked."""
+    """``body`` with the values of secret parameters in embedded URLs masked.
+
+    Matched on the bytes, so a body that is not valid UTF-8 (a garbled page under faults, which the client
+    still sees) is masked all the same; the pattern is ASCII, so a valid body is masked as its text would be.
+    """
     if not body:
         return body
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return body  # binary (corpCode ZIP): covered by the value scan
-    masked = _ECHOED.sub(lambda m: m.group(1) + MASK, text)
-    return body if masked == text else masked.encode("utf-8")
+    return _ECHOED_BYTES.sub(lambda m: m.group(1) + _MASK_BYTES, body)
 
 
 def safe_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:

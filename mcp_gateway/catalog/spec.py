@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-TOOL_NAME_RULE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")  # the MCP tool-name rule
+TOOL_NAME_MAX = 128
+TOOL_NAME_RULE = re.compile(rf"^[A-Za-z0-9._-]{{1,{TOOL_NAME_MAX}}}$")  # the MCP tool-name rule
 ParamType = Literal["string", "integer", "number", "boolean"]
 FieldType = Literal["string", "integer", "number", "boolean", "array", "object"]  # output fields may nest
 Family = Literal["hub", "seoul", "datago", "dart", "expressway", "law", "schoolinfo", "internal"]

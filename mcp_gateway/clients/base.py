@@ -135,7 +135,11 @@ class PlatformClient(ABC):
                 f"pageNo must be ≥ 1 and numOfRows between 1 and {endpoint.max_page_size} for this tool "
                 f"(got pageNo={page_no}, numOfRows={page_size})"))
         sent = {k: v for k, v in params.items() if k not in endpoint.local_filters}
-        request = self._request(endpoint, sent, page_no, page_size, key, tool)
+        try:
+            request = self._request(endpoint, sent, page_no, page_size, key, tool)
+        except httpx.InvalidURL as exc:  # e.g. "URL too long": arguments the runtime's limits let through
+            return UpstreamPage(Outcome.SCHEMA_MISMATCH, attempts=0, message=(
+                f"the arguments make a request the HTTP client refuses ({exc}); send shorter values"))
         try:
             reading, response, attempts = await self._send(endpoint, request)
         except ReplayMiss as miss:

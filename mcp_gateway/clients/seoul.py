@@ -22,6 +22,11 @@ from .envelope import Reading, load_json, looks_like_json, records_at, success, 
 from .hub import OK, result_reading, xml_result
 
 
+def _segment(value: str) -> str:
+    """One path segment; a value of '.' or '..' is escaped, or URL normalisation would drop segments."""
+    return quote(value, safe="") if value.strip(".") else value.replace(".", "%2E")
+
+
 class SeoulClient(PlatformClient):
     family = "seoul"
 
@@ -32,7 +37,7 @@ class SeoulClient(PlatformClient):
         while optional and not optional[-1]:
             optional.pop()
         segments = [key, "json", endpoint.path, str(start), str(end), *(v or " " for v in optional)]
-        path = "/".join(quote(s, safe="") for s in segments)
+        path = "/".join(_segment(s) for s in segments)
         return self.ctx.http.build_request("GET", f"{self.ctx.urls.base(endpoint.platform, endpoint.base)}/{path}")
 
     def read(self, endpoint: Endpoint, response: httpx.Response) -> Reading | None:

@@ -70,10 +70,10 @@ def _build(node: ast.AST) -> Any:
     if isinstance(node, ast.Name):
         if node.id in CONSTANTS:
             return CONSTANTS[node.id]
-        raise ExpressionError(f"unknown name {node.id!r}; allowed constants: {', '.join(CONSTANTS)}")
+        raise ExpressionError(f"unknown name {node.id[:40]!r}; allowed constants: {', '.join(CONSTANTS)}")
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         if node.func.id not in FUNCTIONS:
-            raise ExpressionError(f"unknown function {node.func.id!r}; allowed: {', '.join(sorted(FUNCTIONS))}")
+            raise ExpressionError(f"unknown function {node.func.id[:40]!r}; allowed: {', '.join(sorted(FUNCTIONS))}")
         return FUNCTIONS[node.func.id](*(_build(a) for a in node.args))
     if isinstance(node, ast.Tuple):
         raise ExpressionError("commas only separate function arguments; write 1000, not 1,000")

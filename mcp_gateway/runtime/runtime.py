@@ -3,7 +3,8 @@
     runtime = ToolRuntime(catalog, clients, secrets, profile="chat")
     result = await runtime.call("search_school_info", {"ATPT_OFCDC_SC_CODE": "T10"}, session_id="s1")
 
-A call validates the arguments against the tool's schema, resolves the API key by profile
+A call validates the arguments against the tool's schema and the input limits
+(``mcp_gateway.limits``: string length, array length, total size), resolves the API key by profile
 (``chat`` injects the real key; ``bench`` requires the episode-scoped token that the
 ``get_<platform>_api_key`` tool hands out, so no real key ever reaches a model), translates
 paging, and goes to the platform client. Built-in tools (expression, keys, workspace) run
@@ -18,11 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..catalog.export import PROFILE_GENERICS
-from ..catalog.spec import ParamKind, ToolSpec
+from ..catalog.spec import TOOL_NAME_MAX, ParamKind, ToolSpec
+from ..limits import DEFAULT_LIMITS, InputLimits, LimitExceeded
 from .expression import ExpressionError, evaluate_expression
 from .result import Outcome, ToolResult
 from .session import Session, SessionStore
-from .validation import ArgumentError, validate_arguments
+from .validation import ArgumentError, shown, validate_arguments
 
 PROFILES = PROFILE_GENERICS  # which generic parameters the model sees (and fills) in each profile
 DEFAULT_PAGE_SIZE = 10
@@ -33,11 +35,11 @@ class ToolRuntime:
     """Runs tools for sessions; holds the catalog, the clients, the secrets and the sessions."""
 
     def __init__(self, catalog: Any, clients: Any, secrets: Any, profile: str = "chat",
-                 sessions: SessionStore | None = None):
+                 sessions: SessionStore | None = None, limits: InputLimits = DEFAULT_LIMITS):
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
         self.catalog, self.clients, self.secrets, self.profile = catalog, clients, secrets, profile
-        self.visible = PROFILES[profile]
+        self.visible, self.limits = PROFILES[profile], limits
         self.sessions = sessions or SessionStore()
         self._builtins: dict[str, Callable[[ToolSpec, dict[str, Any], Session], ToolResult]] = {
             "evaluate_expression": self._expression,
@@ -50,7 +52,12 @@ class ToolRuntime:
         return self.sessions.get(session_id)
 
     def reset_session(self, session_id: str) -> None:
-        self.sessions.reset(session_id)
+        """Forget the session's state; the next call under this id starts a fresh one.
+
+        Dropped rather than replaced by an empty session: the MCP server resets every session its
+        client ends, and an empty one kept for each would grow with every session ever closed.
+        """
+        self.sessions.drop(session_id)
 
     def input_schema(self, spec: ToolSpec) -> dict[str, Any]:
         return spec.input_schema(include_generic=self.visible)
@@ -62,15 +69,24 @@ class ToolRuntime:
         return result
 
     async def _call(self, tool: str, args: dict[str, Any], session: Session) -> ToolResult:
+        if not isinstance(tool, str) or len(tool) > TOOL_NAME_MAX:  # no name lookup (or echo) of a huge name
+            what = f"{len(tool):,} characters long" if isinstance(tool, str) else f"a {type(tool).__name__}"
+            return ToolResult(tool=str(tool)[:TOOL_NAME_MAX], outcome=Outcome.SCHEMA_MISMATCH,
+                              message=f"unknown tool: the name is {what}; tool names are strings of at most "
+                                      f"{TOOL_NAME_MAX} characters")
         try:
             spec = self.catalog.get(tool)
         except KeyError as exc:  # UnknownToolError: its message lists the nearest names
             return ToolResult(tool=tool, outcome=Outcome.SCHEMA_MISMATCH, message=str(exc.args[0] if exc.args else exc))
         try:
-            args = validate_arguments(spec, args, self.visible)
+            checked = validate_arguments(spec, args, self.visible)
+            self.limits.check_arguments(tool, args)  # after the types: a wrong type is reported as one
         except ArgumentError as exc:
             outcome = Outcome.MISSING_FIELD if exc.missing else Outcome.SCHEMA_MISMATCH
             return ToolResult(tool=tool, outcome=outcome, message=str(exc))
+        except LimitExceeded as exc:
+            return ToolResult(tool=tool, outcome=Outcome.SCHEMA_MISMATCH, message=str(exc))
+        args = checked
         if spec.endpoint is None:
             if tool.startswith(KEY_TOOL_PREFIX) and tool.endswith(KEY_TOOL_SUFFIX):
                 token = session.issue_key_token(spec.platform)
@@ -145,7 +161,7 @@ class ToolRuntime:
     def _watch_remove(self, spec: ToolSpec, args: dict[str, Any], session: Session) -> ToolResult:
         items = session.workspace.watchlists.get(args["list_name"], {})
         if args["item"] not in items:
-            return self._refuse(spec, f"{args['item']!r} is not in watchlist {args['list_name']!r}")
+            return self._refuse(spec, f"{shown(args['item'])} is not in watchlist {shown(args['list_name'])}")
         del items[args["item"]]
         if not items:
             del session.workspace.watchlists[args["list_name"]]
@@ -168,7 +184,7 @@ class ToolRuntime:
 
     def _note_read(self, spec: ToolSpec, args: dict[str, Any], session: Session) -> ToolResult:
         if args["key"] not in session.workspace.notes:
-            return self._refuse(spec, f"no note under {args['key']!r}")
+            return self._refuse(spec, f"no note under {shown(args['key'])}")
         return self._done(spec, [{"key": args["key"], "text": session.workspace.notes[args["key"]]}])
 
 

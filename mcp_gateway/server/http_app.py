@@ -3,7 +3,8 @@
 ``/mcp`` serves the ``all`` tool set and ``/mcp/<name>`` each named set (``/mcp/platform/dart``,
 ``/mcp/domain/finance``, ``/mcp/search``). Every MCP path needs a configured bearer token
 (401 with ``WWW-Authenticate`` otherwise); the SDK's session manager binds each session to the
-token that opened it. ``/healthz`` and ``/metrics`` are open, for probes and scrapers.
+token that opened it. ``/healthz`` and ``/metrics`` are open, for probes and scrapers. A request
+body over the runtime's ``limits.max_request_bytes`` is refused with 413 before auth or parsing.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from .body_limit import BodySizeLimit
 from .mcp_server import DEFAULT_PAGE_SIZE, RuntimeProtocol, build_mcp_server
 from .telemetry import Telemetry
 from .toolset import ToolSet
@@ -116,5 +118,6 @@ def create_gateway_app(runtime: RuntimeProtocol, *, tokens: set[str], toolsets: 
 
     routes += [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]
     backend = BearerAuthBackend(StaticTokenVerifier(tokens))
-    return Starlette(routes=routes, middleware=[Middleware(AuthenticationMiddleware, backend=backend)],
-                     lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[
+        Middleware(BodySizeLimit, max_bytes=runtime.limits.max_request_bytes),  # outermost: before auth reads
+        Middleware(AuthenticationMiddleware, backend=backend)])

@@ -26,8 +26,10 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
-from ..catalog.spec import ToolSpec
+from ..catalog.spec import TOOL_NAME_MAX, ToolSpec
+from ..limits import InputLimits, LimitExceeded
 from ..runtime.result import Outcome, ToolResult
+from ..runtime.validation import describe
 from .search import NgramIndex
 from .telemetry import CallRecord, Telemetry
 from .toolset import CatalogLike, ToolSet
@@ -47,6 +49,7 @@ class RuntimeProtocol(Protocol):
 
     catalog: CatalogLike
     profile: str
+    limits: InputLimits  # the runtime enforces them on every call; the server on its own meta-tools
 
     def input_schema(self, spec: ToolSpec) -> dict[str, Any]:
         """The arguments' schema as this profile shows it (the runtime validates against the same)."""
@@ -117,6 +120,45 @@ def _failure(tool: str, outcome: Outcome, message: str) -> ToolResult:
     return ToolResult(tool=tool, outcome=outcome, message=message)
 
 
+_META_JSON_TYPES = {"string": (str,), "integer": (int,), "object": (dict,)}
+
+
+def check_meta_arguments(tool: types.Tool, args: dict[str, Any], limits: InputLimits) -> ToolResult | None:
+    """A search-mode meta-tool's arguments against its own inputSchema and the input limits; None when they fit.
+
+    Missing is MISSING_FIELD; a wrong type, an unknown name, a value out of range or over a limit is
+    SCHEMA_MISMATCH, each named. ``call_tool``'s inner arguments are the runtime's to check.
+    """
+    schema, name = tool.input_schema, tool.name
+    props: dict[str, Any] = schema["properties"]
+    unknown = sorted(set(args) - set(props))
+    if unknown:
+        return _failure(name, Outcome.SCHEMA_MISMATCH, f"{name}: unknown parameter(s) "
+                        f"{', '.join(repr(u[:40]) for u in unknown[:10])}; this tool takes: {', '.join(props)}")
+    for param in schema.get("required", []):
+        if args.get(param) is None or args[param] == "" or isinstance(args[param], str) and not args[param].strip():
+            return _failure(name, Outcome.MISSING_FIELD, f"{name}: missing required parameter {param!r} "
+                            f"({props[param]['type']}: {props[param]['description']})")
+    for param, value in args.items():
+        expected = props[param]["type"]
+        if isinstance(value, bool) or not isinstance(value, _META_JSON_TYPES[expected]):
+            return _failure(name, Outcome.SCHEMA_MISMATCH,
+                            f"{name}: parameter {param!r} expects {expected}, got {describe(value)}")
+        low, high = props[param].get("minimum"), props[param].get("maximum")
+        if expected == "integer" and (low is not None and value < low or high is not None and value > high):
+            return _failure(name, Outcome.SCHEMA_MISMATCH,
+                            f"{name}: parameter {param!r} must be an integer from {low} to {high}; got {describe(value)}")
+    strings = {k: v for k, v in args.items() if props[k]["type"] == "string"}  # objects go on to the runtime
+    try:
+        limits.check_arguments(name, strings)
+    except LimitExceeded as exc:
+        return _failure(name, Outcome.SCHEMA_MISMATCH, str(exc))
+    return None
+
+
+_META_BY_NAME = {t.name: t for t in _META_TOOLS}
+
+
 class GatewayHandlers:
     """The ``tools/list`` and ``tools/call`` handlers of one tool set."""
 
@@ -147,14 +189,13 @@ class GatewayHandlers:
 
     async def call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         args = params.arguments or {}
-        if self.toolset.mode == "search" and params.name == SEARCH_TOOL:
-            return self._search(args)
-        if self.toolset.mode == "search" and params.name == CALL_TOOL:
-            name, inner = args.get("name"), args.get("arguments", {})
-            if not isinstance(name, str) or not isinstance(inner, dict):
-                return self._result(_failure(CALL_TOOL, Outcome.SCHEMA_MISMATCH,
-                                             "call_tool needs 'name' (string) and 'arguments' (object)"))
-            return await self._call_catalog(ctx, name, inner)
+        if self.toolset.mode == "search" and params.name in _META_BY_NAME:
+            refused = check_meta_arguments(_META_BY_NAME[params.name], args, self.runtime.limits)
+            if refused is not None:
+                return self._result(refused)
+            if params.name == SEARCH_TOOL:
+                return self._search(args)
+            return await self._call_catalog(ctx, args["name"], args.get("arguments", {}))
         return await self._call_catalog(ctx, params.name, args)
 
     def _session_id(self, ctx: ServerRequestContext[Any]) -> str:
@@ -171,7 +212,11 @@ class GatewayHandlers:
         spec = self.specs.get(name)
         correlation_id = uuid.uuid4().hex
         started = time.perf_counter()
-        if spec is None:
+        if spec is None and len(name) > TOOL_NAME_MAX:  # neither matched against every name nor echoed whole
+            result = _failure(name[:TOOL_NAME_MAX], Outcome.SCHEMA_MISMATCH,
+                              f"unknown tool: the name is {len(name):,} characters long; tool names have at most "
+                              f"{TOOL_NAME_MAX} characters")
+        elif spec is None:
             nearest = difflib.get_close_matches(name, self.specs, n=3, cutoff=0.0)
             result = _failure(name, Outcome.SCHEMA_MISMATCH,
                               f"unknown tool {name!r} in tool set {self.toolset.name!r}; nearest: {', '.join(nearest)}")
@@ -188,7 +233,7 @@ class GatewayHandlers:
         result = result.model_copy(update={"correlation_id": correlation_id})
         self.telemetry.record(CallRecord(
             correlation_id=correlation_id, session_id=session_id, toolset=self.toolset.name,
-            tool=name, platform=spec.platform if spec else "unknown", outcome=result.outcome,
+            tool=result.tool, platform=spec.platform if spec else "unknown", outcome=result.outcome,
             upstream_code=result.upstream_code, latency_s=time.perf_counter() - started, request_id=ctx.request_id,
             upstream=result.upstream))
         return self._result(result)
@@ -198,12 +243,7 @@ class GatewayHandlers:
         return _content(result.structured(), is_error=result.is_error, meta=meta)
 
     def _search(self, args: dict[str, Any]) -> types.CallToolResult:
-        query, limit = args.get("query"), args.get("limit", 10)
-        if not isinstance(query, str) or not query.strip():
-            return self._result(_failure(SEARCH_TOOL, Outcome.MISSING_FIELD, "search_tools needs 'query' (string)"))
-        if not isinstance(limit, int) or not 1 <= limit <= SEARCH_LIMIT_MAX:
-            return self._result(_failure(SEARCH_TOOL, Outcome.SCHEMA_MISMATCH,
-                                         f"'limit' must be an integer from 1 to {SEARCH_LIMIT_MAX}"))
+        query, limit = args["query"], args.get("limit", 10)  # checked by check_meta_arguments
         specs = list(self.specs.values())
         hits = [{"name": specs[i].name, "description": specs[i].description_ko,
                  "inputSchema": self.runtime.input_schema(specs[i]), "score": round(score, 4)}

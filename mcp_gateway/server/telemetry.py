@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -63,3 +64,25 @@ class Telemetry:
     def exposition(self) -> bytes:
         """The Prometheus text format of every metric."""
         return generate_latest(self.registry)
+
+
+class _JsonLineHandler(logging.FileHandler):
+    def format(self, record: logging.LogRecord) -> str:
+        return record.getMessage()  # the audit message is already one JSON object
+
+
+def attach_audit_file(path: Path) -> logging.Handler:
+    """Append every audit line (``AUDIT_LOGGER``) to ``path``, one JSON object per line; ``detach_audit_file``
+    stops it. The operator console tails this file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = _JsonLineHandler(path, encoding="utf-8")
+    logger = logging.getLogger(AUDIT_LOGGER)
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    return handler
+
+
+def detach_audit_file(handler: logging.Handler) -> None:
+    logging.getLogger(AUDIT_LOGGER).removeHandler(handler)
+    handler.close()

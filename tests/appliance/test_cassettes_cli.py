@@ -110,3 +110,30 @@ def test_drift_between_two_recordings_and_against_a_live_sample(cassettes, tmp_p
     moved = kopa("drift", "--live-sample", "1", "old", "--world", "v2", "--out", str(tmp_path / "r.md"),
                  env=env(cassettes))
     assert moved.returncode == 0 and "cardinality_changed" in (tmp_path / "r.md").read_text()
+
+
+def test_list_shows_an_interrupted_recording_and_recover_seals_it(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    folder = tmp_path / "cassettes"
+    killed = subprocess.run([sys.executable, "-m", "tests.recorder.crash_child", str(folder), "b", "mid-journal", "6"],
+                            cwd=REPO, capture_output=True, timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    listed = json.loads(kopa("cassettes", "list", "--json", env=env(folder)).stdout)
+    assert [(r["name"], r["state"], r["interactions"]) for r in listed] == [("b", "interrupted", 3)]
+    both = kopa("cassettes", "recover", "b", "--seal", "--discard", env=env(folder))
+    assert both.returncode == 2 and "--seal and --discard exclude each other" in both.stderr
+    sealed = kopa("cassettes", "recover", env=env(folder))
+    assert sealed.returncode == 0, sealed.stderr
+    version = CassetteStore(folder).head("b")
+    assert "b unsealed-" in sealed.stdout and f"sealed 3 interaction(s) as b@{version}" in sealed.stdout
+    listed = json.loads(kopa("cassettes", "list", "--json", env=env(folder)).stdout)
+    assert [(r["state"], r["head"], r["interactions"]) for r in listed] == [("sealed", True, 3)]
+    again = kopa("cassettes", "recover", "b", env=env(folder))
+    assert again.returncode == 0 and "nothing to recover" in again.stdout
+    missing = kopa("cassettes", "recover", "nope", env=env(folder))
+    assert missing.returncode == 2 and "no bundle named 'nope'" in missing.stderr and "Traceback" not in missing.stderr

@@ -44,7 +44,9 @@ async def bearer_client(url: str, token: str):
 
 async def test_serve_embedded_default_answers_mcp_with_the_configured_token(world, tmp_path):
     task_set = {"task/cb": ["find_dart_corp_code", "get_dart_convertible_bond_issuance_decision", "evaluate_expression"]}
-    env = {"KOPA_GATEWAY__TOKENS": '["tok-123"]', "KOPA_GATEWAY__TOOLSETS": json.dumps(task_set)}
+    audit = tmp_path / "audit.jsonl"
+    env = {"KOPA_GATEWAY__TOKENS": '["tok-123"]', "KOPA_GATEWAY__TOOLSETS": json.dumps(task_set),
+           "KOPA_GATEWAY__AUDIT_FILE": str(audit)}
     with running_kopa("serve", log=tmp_path / "serve.log", env=env) as run:
         assert run["health"]["status"] == "ok"
         assert httpx.post(run["origin"] + "/mcp", json={}).status_code == 401
@@ -57,6 +59,10 @@ async def test_serve_embedded_default_answers_mcp_with_the_configured_token(worl
                                                                             ["T10"])
         async with bearer_client(run["origin"] + "/mcp/task/cb", "tok-123") as client:
             assert [t.name for t in (await client.list_tools()).tools] == task_set["task/cb"]
+        lines = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+        assert [(a["tool"], a["outcome"]) for a in lines] == [("evaluate_expression", "semantic_success"),
+                                                                ("search_school_info", "semantic_success")]
+        assert "tok-123" not in audit.read_text(encoding="utf-8")  # the console reads this file; no secret in it
 
 
 def test_serve_refuses_a_task_set_naming_an_unknown_tool(tmp_path):

@@ -71,3 +71,14 @@ def test_unpaged_requests_have_no_query_fingerprint_and_bodies_count():
 def test_a_url_under_no_platform_is_a_clear_error():
     with pytest.raises(UnknownRouteError, match="under no configured platform base URL"):
         key_of("http://elsewhere/api")
+
+
+def test_an_echoed_key_is_masked_in_a_body_that_is_not_valid_utf8():
+    """A garbled page (a fault cut a multi-byte character) still reaches the client: its echoed key must not."""
+    from recorder.redaction import mask_echoed_keys
+
+    garbled = '{"link": "/DRF/lawService.do?OC=secret-oc-key&x=1", "name": "민'.encode()[:-1] + b'"}'
+    masked = mask_echoed_keys(garbled)
+    assert b"secret-oc-key" not in masked and b"?OC=***&x=1" in masked
+    clean = '{"link": "/DRF/lawService.do?oc=k2&x=1", "법령": "민법"}'.encode()
+    assert mask_echoed_keys(clean).decode() == '{"link": "/DRF/lawService.do?oc=***&x=1", "법령": "민법"}'

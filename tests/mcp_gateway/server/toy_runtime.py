@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_gateway.catalog.spec import Endpoint, FieldSpec, ParamKind, ParamSpec, ToolSpec
+from mcp_gateway.limits import DEFAULT_LIMITS, InputLimits
 from mcp_gateway.runtime.result import Outcome, ToolResult
 from mcp_gateway.runtime.runtime import PROFILES
 
@@ -85,6 +86,7 @@ class ToyRuntime:
     notes: dict[str, dict[str, str]] = field(default_factory=dict)
     calls: list[tuple[str, str]] = field(default_factory=list)  # (tool, session_id)
     resets: list[str] = field(default_factory=list)
+    limits: InputLimits = DEFAULT_LIMITS
 
     async def call(self, tool: str, args: dict[str, Any], session_id: str) -> ToolResult:
         self.calls.append((tool, session_id))
