@@ -20,7 +20,9 @@ ALLOWED: dict[str, set[str]] = {
     "bench": {"mcp_gateway", "recorder", "public_apis", "sandbox"},
     "edge": {"bench", "mcp_gateway", "recorder", "public_apis"},
     "train": {"bench", "edge", "mcp_gateway", "recorder", "public_apis"},
-    "appliance": {"bench", "edge", "train", "mcp_gateway", "recorder", "public_apis", "sandbox"},
+    # appliance imports tui only inside `kopa tui` (lazily: the CLI starts fast); tui reads through appliance's APIs
+    "appliance": {"bench", "edge", "train", "mcp_gateway", "recorder", "public_apis", "sandbox", "tui"},
+    "tui": {"appliance", "bench", "edge", "train", "mcp_gateway", "recorder", "public_apis", "sandbox"},
 }
 
 

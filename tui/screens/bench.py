@@ -1,0 +1,168 @@
+"""Bench view: runs from the metadata DB with pass@1 / pass@k / Action per domain as bars; a run's episodes
+and transcripts; two runs compared; a new run (agent, tasks, seeds) with a progress bar, cancellable."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+
+from appliance.metadb import BenchRun
+
+from ..messages import BenchFinished, BenchProgress
+from ..sources import BenchJob, BenchRequest, DomainRow, JobCancelled
+from ..widgets import BarChart
+from ..widgets.bars import pct
+from .bench_compare import CompareScreen
+from .bench_episodes import EpisodesScreen
+from .bench_new_run import NewRunScreen
+
+
+class BenchScreen(Screen):
+    CSS_PATH = "bench.tcss"
+    BINDINGS = [
+        Binding("enter", "episodes", "Episodes", show=False),
+        Binding("m", "mark", "Mark"),
+        Binding("C", "compare", "Compare"),
+        Binding("n", "new_run", "New run"),
+        Binding("x", "cancel_run", "Cancel run"),
+        Binding("r", "refresh", "Refresh"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield BarChart(("pass@1", "pass@k", "Action"), bar_width=12, id="domains")
+        with Horizontal(id="job-row"):
+            yield Static("", id="job-label")
+            yield ProgressBar(id="job-progress", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.runs: list[BenchRun] = []
+        self.marked: BenchRun | None = None
+        self.job: BenchJob | None = None
+        self.query_one("#runs", DataTable).add_columns("id", "agent", "started", "episodes", "pass@1", "pass@k",
+                                                       "Action")
+        self.query_one("#job-row").display = False
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="runs")
+    def load(self) -> None:
+        runs = self.app.source.records.bench_runs()
+        self.app.call_from_thread(self._show, runs)
+
+    def _show(self, runs: list[BenchRun]) -> None:
+        self.runs = runs
+        table = self.query_one("#runs", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for run in runs:
+            mark = "*" if self.marked is not None and self.marked.id == run.id else ""
+            table.add_row(f"{run.id}{mark}", run.agent, run.started_at.strftime("%m-%d %H:%M") if run.started_at else "–",
+                          f"{run.n_episodes}/{run.episodes_total}" + ("" if run.complete else " …"),
+                          pct(run.pass_at_1), f"{pct(run.pass_at_k)} k={run.k}" if run.k else "–", pct(run.action),
+                          key=str(run.id))
+        table.border_title = f"{len(runs)} benchmark runs"
+        if runs:
+            table.move_cursor(row=min(keep or 0, len(runs) - 1), animate=False)
+            self.load_domains(runs[table.cursor_row])
+
+    def selected(self) -> BenchRun | None:
+        table = self.query_one("#runs", DataTable)
+        if not self.runs or table.cursor_row is None or table.cursor_row >= len(self.runs):
+            return None
+        return self.runs[table.cursor_row]
+
+    @on(DataTable.RowHighlighted, "#runs")
+    def _highlighted(self) -> None:
+        if (run := self.selected()) is not None:
+            self.load_domains(run)
+
+    @on(DataTable.RowSelected, "#runs")
+    def _selected(self) -> None:
+        self.action_episodes()
+
+    @work(thread=True, exclusive=True, group="domains")
+    def load_domains(self, run: BenchRun) -> None:
+        rows = self.app.source.records.domain_rows(run)
+        self.app.call_from_thread(self._show_domains, run, rows)
+
+    def _show_domains(self, run: BenchRun, rows: list[DomainRow]) -> None:
+        self.query_one("#domains", BarChart).show(
+            [(r.domain, (r.pass_at_1, r.pass_at_k, r.action)) for r in rows],
+            title=f"run {run.id} · {run.agent} · per domain" if rows else f"run {run.id}: no episodes yet")
+
+    def action_episodes(self) -> None:
+        if (run := self.selected()) is not None:
+            self.app.push_screen(EpisodesScreen(run))
+
+    def action_mark(self) -> None:
+        if (run := self.selected()) is not None:
+            self.marked = None if self.marked is not None and self.marked.id == run.id else run
+            self._show(self.runs)
+
+    def action_compare(self) -> None:
+        run = self.selected()
+        if run is None or self.marked is None or self.marked.id == run.id:
+            self.notify("mark run A (m), then move to run B and press C", severity="warning")
+            return
+        self.app.push_screen(CompareScreen(self.marked, run))
+
+    # ---- a new run ----
+    def action_new_run(self) -> None:
+        if self.job is not None:
+            self.notify("a run is in progress; cancel it with x", severity="warning")
+            return
+        self.app.push_screen(NewRunScreen(self.app.source.default_tasks), self._start)
+
+    def _start(self, request: BenchRequest | None) -> None:
+        if request is None:
+            return
+        self.query_one("#job-row").display = True
+        self.query_one("#job-label", Static).update(f"{request.agent} on {request.tasks_file.name}: loading …")
+        self.query_one("#job-progress", ProgressBar).update(total=None, progress=0)
+        self.run_job(request)
+
+    @work(thread=True, exclusive=True, group="bench-job")
+    def run_job(self, request: BenchRequest) -> None:
+        source = self.app.source
+        try:
+            job = BenchJob(request, source.settings, source.records, source.catalog)
+        except ValueError as exc:
+            self.post_message(BenchFinished("", f"not started: {exc}"))
+            return
+        self.job = job
+        try:
+            result = job.run(lambda done, total, passed: self.post_message(BenchProgress(done, total, passed)))
+            note = f"done: {result.ran} episodes, pass@1 {pct(result.summary.pass_at[1])}"
+        except JobCancelled as exc:
+            note = str(exc)
+        except (ValueError, OSError, LookupError) as exc:
+            note = f"failed: {exc}"
+        self.post_message(BenchFinished(str(job.run_dir), note))
+
+    def on_bench_progress(self, message: BenchProgress) -> None:
+        self.query_one("#job-progress", ProgressBar).update(total=message.total, progress=message.done)
+        self.query_one("#job-label", Static).update(f"{message.done}/{message.total} episodes, {message.passed} passed")
+        if message.done == 0 or message.done == message.total:
+            self.load()
+
+    def on_bench_finished(self, message: BenchFinished) -> None:
+        self.job = None
+        self.query_one("#job-label", Static).update(message.note)
+        self.notify(message.note)
+        self.load()
+
+    def action_cancel_run(self) -> None:
+        if self.job is None:
+            self.notify("no run in progress", severity="warning")
+            return
+        self.job.cancel()
+        self.query_one("#job-label", Static).update("cancelling after the current episode …")
