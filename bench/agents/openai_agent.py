@@ -32,21 +32,22 @@ response fits, and the model is told how many it does not see.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from bench.agents.base import EpisodeContext
+from bench.agents.base import CallTool, EpisodeContext
 from bench.agents.llm_config import OpenAIAgentConfig
 from mcp_gateway.runtime import Outcome, ToolResult
 
-__all__ = ["AgentError", "EndpointError", "OpenAIAgent", "TurnLimitReached", "approx_tokens", "cap_tool_response",
-           "request_seed"]
+__all__ = ["AgentError", "EndpointError", "OpenAIAgent", "ToolCallRequest", "TurnLimitReached", "approx_tokens",
+           "cap_tool_response", "request_seed"]
 
 BYTES_PER_TOKEN = 3
 TOOL_TIMEOUT_GRACE_S = 5.0  # the agent's backstop fires after the harness's own tool timeout, never before
@@ -110,10 +111,13 @@ def request_seed(seed: int, rollout: int) -> int:
 
 
 @dataclass(frozen=True)
-class _Call:
+class ToolCallRequest:
+    """One tool call as the model wrote it; ``problem`` says why it could not be read (then it is not run)."""
+
     id: str
     name: str
     raw_arguments: Any
+    problem: str | None = None
 
 
 class OpenAIAgent:
@@ -130,38 +134,61 @@ class OpenAIAgent:
         self.config = config
 
     async def run(self, context: EpisodeContext) -> str | None:
-        cfg = self.config
-        deadline = time.monotonic() + cfg.episode_timeout_s
         messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt},
                                           {"role": "user", "content": context.query}]
-        tools = [_bounded(tool.as_openai(), cfg.max_argument_chars) for tool in context.tools]
-        seed = request_seed(context.seed, context.rollout)
+        tools = [tool.as_openai() for tool in context.tools]
+        return await self.converse(messages, tools, seed=request_seed(context.seed, context.rollout),
+                                   call=context.call, note_turn=context.note_turn)
+
+    async def converse(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, seed: int,
+                       call: CallTool, note_turn: Callable[[dict[str, Any]], None] = lambda turn: None,
+                       client: httpx.AsyncClient | None = None) -> str | None:
+        """The tool loop over ``messages`` (extended in place with every assistant turn and tool result).
+
+        ``call(tool, args)`` runs one tool call; the episode harness and the agent endpoint each pass their own.
+        ``client``: a long-lived client for the endpoint (it carries its own headers); by default one is made
+        for this loop (making one costs tens of milliseconds: a server reuses its own).
+
+        Raises:
+            EndpointError: the chat endpoint failed.
+            TurnLimitReached: no final answer within ``max_turns`` turns.
+        """
+        cfg = self.config
+        deadline = time.monotonic() + cfg.episode_timeout_s
+        tools = [_bounded(tool, cfg.max_argument_chars) for tool in tools]
         headers = {"Authorization": f"Bearer {cfg.api_key.get_secret_value()}"} if cfg.api_key.get_secret_value() \
             else {}
-        async with httpx.AsyncClient(headers=headers) as client:
+        async with contextlib.AsyncExitStack() as stack:
+            if client is None:
+                client = await stack.enter_async_context(httpx.AsyncClient(headers=headers))
             for turn in range(cfg.max_turns):
-                message = await self._complete(client, messages, tools, seed, deadline, context, turn)
-                calls = _tool_calls(message, turn)
+                message = await self._complete(client, messages, tools, seed, deadline, note_turn, turn)
+                calls = self.tool_calls(message, turn, tools)
                 content = message.get("content")
                 if not calls:
                     if not content and cfg.retry_empty_without_tools and tools:
-                        content = (await self._complete(client, messages, [], seed, deadline, context,
+                        content = (await self._complete(client, messages, [], seed, deadline, note_turn,
                                                         turn)).get("content")
                     return content if isinstance(content, str) and content else None
                 messages.append({"role": "assistant", "content": content if isinstance(content, str) else "",
                                  "tool_calls": [{"id": c.id, "type": "function",
                                                  "function": {"name": c.name, "arguments": _as_text(c.raw_arguments)}}
                                                 for c in calls]})
-                replies = await asyncio.gather(*(self._run_call(context, c) for c in calls))
+                replies = await asyncio.gather(*(self._run_call(call, c) for c in calls))
                 messages.extend(self._tool_message(c, reply) for c, reply in zip(calls, replies))
         raise TurnLimitReached(f"no final answer within {cfg.max_turns} assistant turns: the model was still "
                                "calling tools")
 
+    def tool_calls(self, message: dict[str, Any], turn: int, tools: list[dict[str, Any]]) -> list[ToolCallRequest]:
+        """The tool calls of an assistant message (a subclass may also read calls written into its text)."""
+        return _tool_calls(message, turn)
+
     # ------------------------------------------------------------------------------------ the endpoint
 
     async def _complete(self, client: httpx.AsyncClient, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                        seed: int, deadline: float, context: EpisodeContext, turn: int) -> dict[str, Any]:
-        """The assistant message of one chat request (reported to ``context.note_turn`` with its token usage)."""
+                        seed: int, deadline: float, note_turn: Callable[[dict[str, Any]], None],
+                        turn: int) -> dict[str, Any]:
+        """The assistant message of one chat request (reported to ``note_turn`` with its token usage)."""
         cfg = self.config
         left = deadline - time.monotonic()
         if left <= 0:
@@ -191,7 +218,7 @@ class OpenAIAgent:
         if not isinstance(message, dict):
             raise EndpointError(f"{cfg.url}: choices[0].message is {type(message).__name__}, not an object")
         usage = completion.get("usage")
-        context.note_turn({"turn": turn, "with_tools": bool(tools), "content": message.get("content"),
+        note_turn({"turn": turn, "with_tools": bool(tools), "content": message.get("content"),
                            "tool_calls": message.get("tool_calls") or [],
                            "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens")}
                            if isinstance(usage, dict) else None})
@@ -199,18 +226,20 @@ class OpenAIAgent:
 
     # ------------------------------------------------------------------------------------ tool calls
 
-    async def _run_call(self, context: EpisodeContext, call: _Call) -> tuple[ToolResult, str | None]:
+    async def _run_call(self, run: CallTool, call: ToolCallRequest) -> tuple[ToolResult, str | None]:
         """The call's result, and what was wrong with its arguments (None when they were JSON)."""
+        if call.problem is not None:  # the call could not even be read: nothing to run, the model is told why
+            return ToolResult(tool=call.name, outcome=Outcome.SCHEMA_MISMATCH, message=call.problem), None
         args, problem = _parse_arguments(call.raw_arguments)
         limit = self.config.tool_timeout_s
         try:
-            result = await asyncio.wait_for(context.call(call.name, args), limit + TOOL_TIMEOUT_GRACE_S)
+            result = await asyncio.wait_for(run(call.name, args), limit + TOOL_TIMEOUT_GRACE_S)
         except TimeoutError:
             result = ToolResult(tool=call.name, outcome=Outcome.TIMEOUT,
                                 message=f"{call.name}: no result within {limit:g} s; try again or narrow the query")
         return result, problem
 
-    def _tool_message(self, call: _Call, reply: tuple[ToolResult, str | None]) -> dict[str, Any]:
+    def _tool_message(self, call: ToolCallRequest, reply: tuple[ToolResult, str | None]) -> dict[str, Any]:
         result, problem = reply
         content = result.structured()
         if problem:
@@ -221,7 +250,7 @@ class OpenAIAgent:
         return {"role": "tool", "tool_call_id": call.id, "content": text}
 
 
-def _tool_calls(message: dict[str, Any], turn: int) -> list[_Call]:
+def _tool_calls(message: dict[str, Any], turn: int) -> list[ToolCallRequest]:
     """The tool calls of an assistant message, whatever shape they came in (ids made up where missing)."""
     raw = message.get("tool_calls")
     if not isinstance(raw, Sequence) or isinstance(raw, str):
@@ -232,7 +261,7 @@ def _tool_calls(message: dict[str, Any], turn: int) -> list[_Call]:
         function = function if isinstance(function, dict) else {}
         name = function.get("name")
         call_id = item.get("id") if isinstance(item, dict) else None
-        calls.append(_Call(id=call_id if isinstance(call_id, str) and call_id else f"call_{turn}_{i}",
+        calls.append(ToolCallRequest(id=call_id if isinstance(call_id, str) and call_id else f"call_{turn}_{i}",
                            name=name if isinstance(name, str) else "", raw_arguments=function.get("arguments")))
     return calls
 

@@ -1,0 +1,295 @@
+"""The agent endpoint: OpenAI-compatible ``/v1/chat/completions`` that runs the tool loop on the appliance.
+
+    app = create_agent_app(model_config, GatewayExecutor(gateway.runtime), tokens={"s3cret"})
+    # POST /v1/chat/completions {"messages": [...], "tools": [...], "stream": false}   (Bearer s3cret)
+
+A request is one whole agent run: model → tool calls → gateway → model … until the model answers or the
+budget is spent (``kopa.max_turns`` model turns, ``kopa.max_calls`` tool calls). The loop is the benchmark's
+own (``bench.agents.openai_agent.OpenAIAgent.converse``); the tool calls go to an executor (the gateway's
+``ToolRuntime`` in the chat profile, or a benchmark episode). Tools: the request's ``tools`` entries name
+them (the catalog's definitions are used, not the client's), or ``kopa.tools`` lists names, or the endpoint's
+defaults apply. A forced ``tool_choice`` (a named function, ``required``) holds for the first model turn only.
+
+The reply is a chat completion whose assistant message carries the extension field ``kopa``::
+
+    {"trajectory": [{"turn", "call_id", "tool", "arguments", "outcome", "total_count", "records",
+                     "message", "correlation_id"}, ...],
+     "stop_reason": "answer" | "budget" | "no_answer", "turns": [...], "calls": N, "parser": "..."}
+
+(streaming: the last chunk's ``choices[0].delta.kopa``). ``finish_reason`` is ``stop`` for an answer and
+``length`` when the budget ran out. A tool call the model wrote but that cannot be read (malformed XML, an
+unknown tool, arguments that are not JSON) is a trajectory step with its error, and the model is told; only
+a failing model server is an HTTP error (502), and a bad request a 400, both in OpenAI's error shape.
+Bearer tokens as for ``/mcp``; ``/healthz`` is open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from typing import Any
+
+import httpx
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route, request_response
+
+from bench.agents.llm_config import OpenAIAgentConfig
+from bench.agents.openai_agent import EndpointError, OpenAIAgent, ToolCallRequest, TurnLimitReached
+from mcp_gateway.runtime import Outcome, ToolResult
+from mcp_gateway.server import StaticTokenVerifier
+
+from .executors import RequestError, ToolExecutor
+from .tool_calls import ToolCallParser, choose_parser
+
+__all__ = ["AGENT_MODEL", "EXTENSION_FIELD", "AgentRun", "create_agent_app", "run_agent"]
+
+AGENT_MODEL = "kopa-agent"
+EXTENSION_FIELD = "kopa"
+DEFAULT_MAX_CALLS = 30
+INVALID_CALL = "invalid_tool_call"
+STREAM_PIECE = 16  # characters per content delta when an answer is streamed
+KEEPALIVE_S = 10.0  # an SSE comment while the loop runs, so proxies keep a slow stream open
+
+
+class _EndpointLoop(OpenAIAgent):
+    """The benchmark's tool loop, reading calls a model wrote as qwen3_coder XML text too."""
+
+    def __init__(self, config: OpenAIAgentConfig, parser: ToolCallParser, trajectory: list[dict[str, Any]]):
+        super().__init__(config)
+        self.parser, self.trajectory = parser, trajectory
+
+    def tool_calls(self, message: dict[str, Any], turn: int, tools: list[dict[str, Any]]) -> list[ToolCallRequest]:
+        if self.config.tool_choice not in ("auto", "none"):
+            # a forced tool (a named function, "required") holds for the first turn only: forced on every turn,
+            # the loop could never end with an answer
+            self.config = self.config.model_copy(update={"tool_choice": "auto"})
+        calls = super().tool_calls(message, turn, tools)
+        content = message.get("content")
+        if calls or not isinstance(content, str) or ("<tool_call>" not in content and "<function=" not in content):
+            return calls
+        parsed = self.parser.parse(content, tools)
+        message["content"] = parsed.content  # the calls leave the text; they go on as structured tool_calls
+        out = [ToolCallRequest(id=f"call_{turn}_{i}", name=c.name, raw_arguments=c.arguments)
+               for i, c in enumerate(parsed.calls)]
+        for problem in parsed.problems:
+            call_id = f"call_{turn}_{len(out)}"
+            # a name chat templates can render: the model sees its unreadable call answered with the reason
+            out.append(ToolCallRequest(id=call_id, name=INVALID_CALL, raw_arguments={}, problem=problem))
+            self.trajectory.append({"turn": turn, "call_id": call_id, "tool": None, "arguments": None,
+                                    "outcome": "malformed_tool_call", "message": problem})
+        return out
+
+
+class AgentRun:
+    """One request's run: its calls under the budget, and the trajectory the reply carries."""
+
+    def __init__(self, executor: ToolExecutor, session: str, max_calls: int) -> None:
+        self.executor, self.session, self.max_calls = executor, session, max_calls
+        self.trajectory: list[dict[str, Any]] = []
+        self.turns: list[dict[str, Any]] = []
+        self.calls = 0
+        self._turn = 0
+
+    def note_turn(self, turn: dict[str, Any]) -> None:
+        self._turn = turn["turn"]
+        self.turns.append({k: turn.get(k) for k in ("turn", "usage")} |
+                          {"tool_calls": len(turn.get("tool_calls") or [])})
+
+    async def call(self, tool: str, args: Any) -> ToolResult:
+        self.calls += 1
+        if self.calls > self.max_calls:
+            result = ToolResult(tool=tool, outcome=Outcome.UNCATEGORIZED,
+                                message=f"the call budget of {self.max_calls} tool calls is spent; this call was not "
+                                        "run. Answer with what you have.")
+        else:
+            result = await self.executor.call(self.session, tool, args)
+        self.trajectory.append({"turn": self._turn, "tool": tool, "arguments": args, "outcome": result.outcome.value,
+                                "total_count": result.total_count, "records": len(result.records),
+                                "message": result.message, "correlation_id": result.correlation_id})
+        return result
+
+    def usage(self) -> dict[str, int]:
+        totals = {"prompt_tokens": 0, "completion_tokens": 0}
+        for turn in self.turns:
+            for key in totals:
+                totals[key] += int((turn.get("usage") or {}).get(key) or 0)
+        return totals | {"total_tokens": totals["prompt_tokens"] + totals["completion_tokens"]}
+
+
+def _request_config(base: OpenAIAgentConfig, body: Mapping[str, Any], kopa: Mapping[str, Any]) -> OpenAIAgentConfig:
+    update: dict[str, Any] = {}
+    for field in ("temperature", "max_tokens", "tool_choice"):
+        if body.get(field) is not None:
+            update[field] = body[field]
+    if kopa.get("max_turns") is not None:
+        update["max_turns"] = kopa["max_turns"]
+    try:
+        return OpenAIAgentConfig.model_validate(base.model_dump() | update)
+    except ValueError as exc:
+        raise RequestError(f"bad request setting: {exc}") from None
+
+
+async def run_agent(body: Mapping[str, Any], *, model: OpenAIAgentConfig, executor: ToolExecutor,
+                    parser: ToolCallParser, max_calls: int = DEFAULT_MAX_CALLS,
+                    client: httpx.AsyncClient | None = None) -> tuple[str | None, dict[str, Any], dict[str, int]]:
+    """Run the tool loop for one chat request: (answer or None, the ``kopa`` extension, token usage).
+
+    ``client``: the endpoint's long-lived client to the model server (None: one for this request).
+
+    Raises:
+        RequestError: the request is malformed (no messages, unknown tools, bad settings).
+        EndpointError: the model server failed.
+    """
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
+        raise RequestError("messages must be a non-empty list of message objects")
+    kopa = body.get(EXTENSION_FIELD) or {}
+    if not isinstance(kopa, dict):
+        raise RequestError(f"{EXTENSION_FIELD} must be an object")
+    config = _request_config(model, body, kopa)
+    budget = kopa.get("max_calls", max_calls)
+    if not isinstance(budget, int) or budget < 0:
+        raise RequestError("kopa.max_calls must be a non-negative integer")
+    tools = executor.tools(body.get("tools"), kopa)
+    session = executor.begin(kopa)
+    run = AgentRun(executor, session, budget)
+    loop = _EndpointLoop(config, parser, run.trajectory)
+    seed = body.get("seed") if isinstance(body.get("seed"), int) else 0
+    stop_reason = "answer"
+    try:
+        answer = await loop.converse([dict(m) for m in messages], tools, seed=seed, call=run.call,
+                                     note_turn=run.note_turn, client=client)
+        if answer is None:
+            stop_reason = "no_answer"
+    except TurnLimitReached:
+        answer, stop_reason = None, "budget"
+    finally:
+        executor.end(session)
+    extension = {"trajectory": run.trajectory, "stop_reason": stop_reason, "turns": run.turns, "calls": run.calls,
+                 "parser": parser.name}
+    return answer, extension, run.usage()
+
+
+def _error(status: int, message: str, kind: str) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
+
+
+def _completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+
+
+def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens: Iterable[str],
+                     parser: ToolCallParser | None = None, max_calls: int = DEFAULT_MAX_CALLS,
+                     served_name: str = AGENT_MODEL,
+                     resources: Sequence[contextlib.AbstractAsyncContextManager[Any]] = ()) -> Starlette:
+    """The Starlette app of the agent endpoint over the model server ``model`` and the tool ``executor``.
+
+    Raises:
+        ValueError: no bearer token given.
+    """
+    tokens = {t for t in tokens if t}
+    if not tokens:
+        raise ValueError("the agent endpoint needs at least one bearer token (configuration: gateway tokens)")
+    parser = parser or choose_parser()
+
+    async def completions(request: Request) -> Response:
+        if request.method != "POST":
+            return _error(405, "use POST", "invalid_request_error")
+        try:
+            body = await request.json()
+        except ValueError:
+            return _error(400, "the request body is not JSON", "invalid_request_error")
+        if not isinstance(body, dict):
+            return _error(400, "the request body must be a JSON object", "invalid_request_error")
+        created, cid = int(time.time()), _completion_id()
+        run = run_agent(body, model=model, executor=executor, parser=parser, max_calls=max_calls,
+                        client=getattr(request.app.state, "model_client", None))
+        if body.get("stream"):
+            return StreamingResponse(_stream(run, cid, created, served_name), media_type="text/event-stream",
+                                     headers={"Cache-Control": "no-cache"})
+        try:
+            answer, extension, usage = await run
+        except RequestError as exc:
+            return _error(400, str(exc), "invalid_request_error")
+        except EndpointError as exc:
+            return _error(502, f"the model server failed: {exc}", "model_server_error")
+        finish = "length" if extension["stop_reason"] == "budget" else "stop"
+        return JSONResponse({
+            "id": cid, "object": "chat.completion", "created": created, "model": served_name,
+            "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,
+                         "message": {"role": "assistant", "content": answer or "", EXTENSION_FIELD: extension}}],
+            "usage": usage})
+
+    async def models(request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [{"id": served_name, "object": "model", "created": 0,
+                                                         "owned_by": "kopa"}]})
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "model_server": model.base_url, "parser": parser.name})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for resource in resources:
+                await stack.enter_async_context(resource)
+            key = model.api_key.get_secret_value()
+            # one client to the model server for the app's life: its connections are reused across requests
+            app.state.model_client = await stack.enter_async_context(
+                httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"} if key else {},
+                                  limits=httpx.Limits(max_connections=None, max_keepalive_connections=64)))
+            yield
+
+    def guarded(handler: Any) -> Any:
+        return RequireAuthMiddleware(request_response(handler), required_scopes=[])
+
+    routes = [Route("/v1/chat/completions", guarded(completions)), Route("/v1/models", guarded(models)),
+              Route("/healthz", healthz, methods=["GET"])]
+    backend = BearerAuthBackend(StaticTokenVerifier(tokens))
+    return Starlette(routes=routes, middleware=[Middleware(AuthenticationMiddleware, backend=backend)],
+                     lifespan=lifespan)
+
+
+def _sse(data: Any) -> bytes:
+    return f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+async def _stream(run: Any, cid: str, created: int, served_name: str) -> AsyncIterator[bytes]:
+    """OpenAI chat-completion chunks: the role first (at once), then the answer in pieces, then the finish chunk
+    with the ``kopa`` extension; an error after the 200 went out becomes a final chunk that says so."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
+        return _sse({"id": cid, "object": "chat.completion.chunk", "created": created, "model": served_name,
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}], **extra})
+
+    yield chunk({"role": "assistant", "content": ""})
+    task = asyncio.ensure_future(run)
+    try:
+        while not task.done():
+            done, _ = await asyncio.wait({task}, timeout=KEEPALIVE_S)
+            if not done:
+                yield b": running the tool loop\n\n"
+        answer, extension, usage = task.result()
+    except (RequestError, EndpointError) as exc:
+        kind = "invalid_request_error" if isinstance(exc, RequestError) else "model_server_error"
+        yield chunk({"content": f"error: {exc}"})
+        yield chunk({EXTENSION_FIELD: {"error": {"type": kind, "message": str(exc)}, "trajectory": []}}, "stop")
+        yield b"data: [DONE]\n\n"
+        return
+    finally:
+        if not task.done():  # the client went away: stop the loop
+            task.cancel()
+    text = answer or ""
+    for start in range(0, len(text), STREAM_PIECE):
+        yield chunk({"content": text[start:start + STREAM_PIECE]})
+    finish = "length" if extension["stop_reason"] == "budget" else "stop"
+    yield chunk({EXTENSION_FIELD: extension}, finish, usage=usage)
+    yield b"data: [DONE]\n\n"
