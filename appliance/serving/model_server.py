@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 import httpx
 
-from bench.agents.local import LOCAL_DEFAULTS, LOCAL_MODEL_ALIAS, LocalModel, smollm2_gguf
+from bench.agents.local import LOCAL_DEFAULTS, LOCAL_MODEL_ALIAS, LocalModel, log_tail, smollm2_gguf
 
 __all__ = ["BACKENDS", "ModelServer", "ModelServerError", "ServerPlan", "cuda_available", "plan_model_server",
            "vllm_command"]
@@ -237,12 +237,7 @@ class ModelServer:
         return code
 
     def log_tail(self, n_bytes: int = 4_000) -> str:
-        if self._log is None:
-            return ""
-        self._log.flush()
-        size = self._log.seek(0, os.SEEK_END)
-        self._log.seek(max(0, size - n_bytes))
-        return self._log.read().decode("utf-8", errors="replace")
+        return log_tail(self._log, n_bytes)
 
     def __enter__(self) -> ModelServer:
         self.start()

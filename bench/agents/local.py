@@ -171,12 +171,7 @@ class LocalModel:
         self.port = None
 
     def _log_tail(self, n_bytes: int = 4_000) -> str:
-        if self._log is None:
-            return ""
-        self._log.flush()
-        size = self._log.seek(0, os.SEEK_END)
-        self._log.seek(max(0, size - n_bytes))
-        return self._log.read().decode("utf-8", errors="replace")
+        return log_tail(self._log, n_bytes)
 
     async def __aenter__(self) -> LocalModel:
         await self.start()
@@ -217,3 +212,13 @@ class LocalAgent(OpenAIAgent):
                         tb: TracebackType | None) -> None:
         self._config = None
         await self.model.stop()
+
+
+def log_tail(log: Any, n_bytes: int = 4_000) -> str:
+    """The last ``n_bytes`` of a server's log file (opened ``w+b``), as text; "" when there is none."""
+    if log is None:
+        return ""
+    log.flush()
+    size = log.seek(0, os.SEEK_END)
+    log.seek(max(0, size - n_bytes))
+    return log.read().decode("utf-8", errors="replace")

@@ -105,10 +105,10 @@ class _Tally:
         self.tries[want] += 1
         self.wins[want] += won
         self.misses[want] = 0 if won else self.misses[want] + 1
-        # a run of misses ten times longer than the class's yield before it predicts (at least GIVE_UP): a class
+        # a run of misses twenty times longer than the class's yield before it predicts (at least GIVE_UP): a class
         # that merely has a low yield is not given up, one that stopped yielding is
         before = self.tries[want] - self.misses[want]
-        if self.misses[want] >= max(GIVE_UP, 10 * (before + 2) / (self.wins[want] + 1)):
+        if self.misses[want] >= max(GIVE_UP, 20 * (before + 2) / (self.wins[want] + 1)):
             self.given_up.add(want)
 
 

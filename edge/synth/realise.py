@@ -175,9 +175,10 @@ def _chain_lead(pieces: Sequence[str], choice: int, ids: list[str]) -> str:
     particle = eul(opening)[len(opening):]  # 을 or 를, by the opening's last syllable
     return _LEADS[choice].format(opening, ", 다시 ".join(pieces[1:]), eul=particle)
 _FIELD = ("{f}{e} 무엇인가요?", "{f}{e} 어떻게 되나요?", "{f}{i} 궁금해요. 알려 주세요.")
-_PICK = {"max": ("어느 쪽이 가장 많나요?", "어디가 제일 많은지 알려 주세요."),
-         "min": ("어느 쪽이 가장 적나요?", "어디가 제일 적은지 알려 주세요."),
-         "diff": ("가장 많은 쪽과 가장 적은 쪽은 몇 건 차이인가요?", "많은 쪽이 적은 쪽보다 몇 건 더 많나요?")}
+_PICK = {"max": ("어느 쪽이 가장 많나요?", "어디가 제일 많은지 알려 주세요.", "가장 많이 나오는 건 어느 쪽이에요?"),
+         "min": ("어느 쪽이 가장 적나요?", "어디가 제일 적은지 알려 주세요.", "가장 적게 나오는 건 어느 쪽이에요?"),
+         "diff": ("가장 많은 쪽과 가장 적은 쪽은 몇 건 차이인가요?", "많은 쪽이 적은 쪽보다 몇 건 더 많나요?",
+                  "제일 많은 곳과 제일 적은 곳의 차이는 몇 건이죠?")}
 
 
 def _ask_field(catalog: Any, tool: str, name: str, choice: int) -> str:
@@ -200,7 +201,7 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
             pieces.append(_hop_phrase(hop, catalog, c))
         lead = _chain_lead(pieces, pick(len(_LEADS)), ids)
         final = trace.final
-        c = pick(len(_COUNT) if final["kind"] in ("count", "sum") else 3)
+        c = pick({"count": len(_COUNT), "sum": len(_SUM), "cond_tail": 6}.get(final["kind"], 3))
         if final["kind"] == "count":
             tail = _COUNT[c]
         elif final["kind"] == "field":
@@ -214,9 +215,13 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
             rule = "이상" if final["cmp"] == "ge" else "이하"
             then = (field_name(catalog.get(final["tool"]), final["then"]["field"])
                     if final["then"]["kind"] == "field" else "건수")
-            forms = (f"그게 {final['threshold']}건 {rule}이면 {eul(then)} 알려 주시고, 아니면 몇 건인지만 알려 주세요.",
-                     f"{final['threshold']}건 {rule}일 때는 {eul(then)}, 그렇지 않을 때는 건수를 알려 주세요.",
-                     f"모두 {final['threshold']}건 {rule}라면 {eul(then)} 말해 주시고, 아니라면 몇 건인지 알려 주세요.")
+            t = final["threshold"]
+            forms = (f"그게 {t}건 {rule}이면 {eul(then)} 알려 주시고, 아니면 몇 건인지만 알려 주세요.",
+                     f"{t}건 {rule}일 때는 {eul(then)}, 그렇지 않을 때는 건수를 알려 주세요.",
+                     f"모두 {t}건 {rule}라면 {eul(then)} 말해 주시고, 아니라면 몇 건인지 알려 주세요.",
+                     f"결과가 {t}건 {rule}인지 먼저 보고, 맞으면 {eul(then)}, 아니면 건수를 알려 주세요.",
+                     f"{t}건 {rule}에 해당하면 {eul(then)} 알고 싶고, 그렇지 않으면 건수만 알면 돼요.",
+                     f"건수가 {t}건 {rule}이라면 {eul(then)}, 아니라면 그 건수를 답해 주세요.")
             tail = forms[c]
         ids.append(f"{final['kind']}{c}")
         return f"{lead} {tail}", "+".join(ids)
