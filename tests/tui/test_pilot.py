@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
@@ -149,3 +150,25 @@ async def test_the_console_shows_the_gateway_going_away_and_reconnects_never_sho
         token = gateway.endpoint.token.get_secret_value()  # shown nowhere, connected or not
         assert token not in app.export_screenshot() and token not in app.sub_title
         assert token not in repr(gateway.endpoint) and gateway.endpoint.masked_token != token
+
+
+async def test_with_nothing_running_the_console_starts_its_own_gateway_and_closes_it_on_quit(pilot_home, tmp_path):
+    """`kopa tui` with no gateway answering: the console starts the in-process gateway over the sandbox on a
+    loopback port (a worker: the UI is up meanwhile), connects to it, and closes it when it quits."""
+    import httpx
+
+    from tests.conftest import TEST_DATA_DIR, TEST_SCALE
+
+    settings = pilot_home.model_copy(update={
+        "home": TEST_DATA_DIR, "sandbox": pilot_home.sandbox.model_copy(update={"scale": TEST_SCALE})})
+    app = KopaConsole(ApplianceSource.from_settings(settings, None, audit_file=tmp_path / "audit.jsonl"),
+                      start_local=True, poll_s=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.gateway_state in ("starting", "connected")
+        await until(pilot, lambda: app.gateway_state == "connected", timeout_s=90)
+        origin = app.local.endpoint.url
+        assert httpx.get(origin + "/healthz", timeout=5).status_code == 200
+        token = app.local.endpoint.token.get_secret_value()
+        assert token not in app.sub_title and token not in str(app.screen.query_one("#gw-stats", Static).render())
+    with pytest.raises(httpx.TransportError):  # quitting closed the gateway it started
+        httpx.get(origin + "/healthz", timeout=2)
