@@ -12,10 +12,13 @@ SIZE = (80, 24)
 
 
 async def settle(pilot: Pilot) -> None:
-    """Let every worker finish and the screen repaint."""
+    """Let every worker finish and the screen repaint. A DataTable sizes its columns to new rows on an idle
+    cycle after the rows arrive, so a few more idle turns pass before the picture is taken (on a busy machine
+    one was not always enough: a column stayed at its header's width)."""
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    for delay in (None, 0.05, None, 0.05, None):
+        await pilot.pause(delay)
 
 
 def press_then_settle(*keys: str):
