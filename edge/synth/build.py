@@ -57,7 +57,7 @@ RECORDED_AT = "2025-06-30T00:00:00.000Z"
 GIVE_UP = 40  # at least this many attempts in a row without an item of a class before that class is given up
 BATCH = 64  # attempts planned and run together (fixed: the plan, hence the items, must not depend on workers)
 
-_PENDING = "edge-synth@pending"  # what a screened item is pinned to until the recording is committed
+_PENDING = "edge-synth@pending"  # what an item is pinned to until the recording is committed
 Writer = Callable[[Trace, Any, np.random.Generator], tuple[str, str]]  # → (query, writer id)
 Screen = Callable[[SynthItem], Rejection | None]
 Opener = Callable[[], Any]
@@ -124,10 +124,11 @@ def plan_batch(tally: _Tally, size: int = BATCH) -> list[TaskType]:
         return []
     slots = quotas(min(size, max(len(need), math.ceil(sum(need.values())))), need)
     order: list[TaskType] = []
-    while len(order) < sum(slots.values()):
+    while any(slots.values()):
         for t in need:
-            if slots[t] > sum(1 for o in order if o is t):
+            if slots[t]:
                 order.append(t)
+                slots[t] -= 1
     return order
 
 
@@ -177,7 +178,7 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
     if ref is None and keeper.kept:
         raise DraftError("the items made calls but nothing was recorded")
     pinned = f"{ref.name}@{ref.version}" if ref is not None else ""
-    items = [_item(d, e, w, pinned, catalog, seed, graph.run) for d, e, w in keeper.kept]
+    items = [i.model_copy(update={"task": i.task.model_copy(update={"bundle": pinned})}) for i in keeper.kept]
     return SynthesisRun(sorted(items, key=lambda i: i.task.id), keeper.abandoned, keeper.screened, attempt)
 
 
@@ -191,7 +192,7 @@ class _Keeper:
         self.uses: Counter[str] = Counter()
         self.abandoned: Counter[str] = Counter()
         self.screened: Counter[str] = Counter()
-        self.kept: list[tuple[SynthDraft, Executed, str]] = []
+        self.kept: list[SynthItem] = []  # pinned to _PENDING until the recording is committed
 
     def _drop(self, want: TaskType, reason: str) -> None:
         self.abandoned[f"{want.value}: {reason[:160]}"] += 1
@@ -219,9 +220,9 @@ class _Keeper:
             draft.answer_string(*executed.answer)
         draft.tags += sorted({j.type.value.lower() for j in executed.junctions} | {executed.task_type.value.lower()})
         draft.notes = f"EDGE Phase B {executed.task_type.value} from {self.graph.run}"
-        self.kept.append((draft, executed, writer_id))
+        item = _item(draft, executed, writer_id, _PENDING, self.catalog, job.seed, self.graph.run)
+        self.kept.append(item)
         if self.screen is not None:
-            item = _item(draft, executed, writer_id, _PENDING, self.catalog, job.seed, self.graph.run)
             if (rejection := self.screen(item)) is not None:
                 self.screened[f"{rejection.stage}: {_kind(rejection.reason)}"] += 1
                 return self.tally.tried(job.want, False)
