@@ -216,6 +216,11 @@ class ContaminationAudit:
                     f"{EMBED_DROP} with trigram Jaccard {o.max_ngram:.2f} ≥ {NGRAM_WITH_EMBED})")
         return None
 
+    def rejection(self, item: SynthItem) -> Rejection | None:
+        """One item's verdict, counted nowhere (synthesis screens items one by one; ``filter`` counts drops)."""
+        reason = self._reason(self.overlaps([item])[0])
+        return None if reason is None else Rejection(item_id=item.task.id, stage=STAGE, reason=reason)
+
     def filter(self, items: Sequence[SynthItem]) -> tuple[list[SynthItem], list[Rejection]]:
         """(kept items, rejections): near-duplicates of a bench task dropped and counted in ``dropped``."""
         kept, rejections = [], []

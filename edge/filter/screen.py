@@ -46,8 +46,4 @@ class Screen:
             return Rejection(item_id=item.task.id, stage="quality", reason=(
                 f"near-duplicate of {hit[0]} (character-trigram Jaccard {hit[1]:.2f} ≥ {self.threshold})"))
         self.index.add(item.task.id, grams)
-        if self.audit is not None:
-            kept, rejected = self.audit.filter([item])
-            self.audit.dropped -= len(rejected)  # the audit's count is the funnel's to keep
-            return rejected[0] if rejected else None
-        return None
+        return self.audit.rejection(item) if self.audit is not None else None
