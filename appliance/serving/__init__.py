@@ -10,11 +10,23 @@ tool loop), ``executors`` (who runs the calls), ``tool_calls`` (qwen3_coder XML:
 ``service`` (an app on a loopback port in the running loop), ``endpoint_agent`` (`kopa bench run --agent endpoint`).
 """
 
-from .agent_endpoint import AGENT_MODEL, EXTENSION_FIELD, create_agent_app, run_agent
-from .executors import EpisodeExecutor, GatewayExecutor, RequestError, ToolExecutor
-from .model_server import ModelServer, ModelServerError, ServerPlan, plan_model_server
-from .tool_calls import FallbackQwen3CoderParser, ParsedCall, ParsedTurn, choose_parser
+from importlib import import_module
+from typing import Any
 
-__all__ = ["AGENT_MODEL", "EXTENSION_FIELD", "EpisodeExecutor", "FallbackQwen3CoderParser", "GatewayExecutor",
-           "ModelServer", "ModelServerError", "ParsedCall", "ParsedTurn", "RequestError", "ServerPlan",
-           "ToolExecutor", "choose_parser", "create_agent_app", "plan_model_server", "run_agent"]
+# Names are imported on first use, so that ``appliance.serving.tool_calls`` alone (the parsers) loads without the
+# web stack: the vLLM parser check runs where only vLLM and this package's parsers are installed.
+_HOMES = {
+    "agent_endpoint": ("AGENT_MODEL", "EXTENSION_FIELD", "create_agent_app", "run_agent"),
+    "executors": ("EpisodeExecutor", "GatewayExecutor", "RequestError", "ToolExecutor"),
+    "model_server": ("ModelServer", "ModelServerError", "ServerPlan", "plan_model_server"),
+    "tool_calls": ("FallbackQwen3CoderParser", "ParsedCall", "ParsedTurn", "choose_parser"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{_MODULE_OF[name]}", __name__), name)

@@ -82,6 +82,30 @@ def test_the_fallback_is_chosen_without_vllm_or_without_a_tokenizer():
         assert choose_parser("/models/qwen3.5").name == FALLBACK_PARSER
 
 
+
+def test_the_vllm_parity_cases_are_labelled_as_the_fallback_reads_them():
+    """benchmarks/vllm_parser_parity.py compares vLLM's parser with ours on these; its labels must be right."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "vllm_parser_parity.py"
+    spec = importlib.util.spec_from_file_location("vllm_parser_parity", path)
+    parity = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(parity)
+    for case, text, well_formed in parity.CASES:
+        turn = FallbackQwen3CoderParser().parse(text, parity.TOOLS)
+        assert bool(turn.problems) is not well_formed, case
+        if well_formed:
+            assert bool(turn.calls) is ("<tool_call>" in text), case
+    calls = FallbackQwen3CoderParser().parse(parity.CASES[2][1], parity.TOOLS).calls
+    assert calls[0].arguments == {"NAME": "x", "pageNo": 2, "ratio": 0.5, "exact": True, "filter": {"a": 1},
+                                  "codes": ["01", "02"]}
+    if not vllm_importable():  # the script says so and exits 2, rather than reporting a parity it did not check
+        import subprocess
+
+        done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "vLLM is not importable" in done.stderr
+
 # ----------------------------------------------------------------------------------- the model server plan
 
 

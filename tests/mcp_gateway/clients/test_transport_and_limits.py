@@ -71,7 +71,7 @@ async def test_token_bucket_paces_requests():
     started = time.monotonic()
     for _ in range(7):  # 2 from the burst, 5 paced at 20 ms
         await bucket.take()
-    assert 0.08 <= time.monotonic() - started < 0.5
+    assert time.monotonic() - started >= 0.08  # paced: the burst cannot be exceeded (no upper bound: load only slows it)
 
 
 async def test_gates_cap_concurrency_per_platform():
