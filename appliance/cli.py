@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sandbox.faults import BUILTIN_PROFILES, FaultProfileError
@@ -205,7 +206,7 @@ def serve(
     port: Annotated[int | None, typer.Option(help="TCP port", min=1, max=65535)] = None,
 ) -> None:
     """Serve every tool over MCP (streamable HTTP at /mcp, virtual servers at /mcp/<set>, or stdio)."""
-    from .gateway_service import serve_gateway
+    from mcp_gateway.gateway import UPSTREAMS
 
     settings = KopaSettings()
     overrides = {k: v for k, v in {"upstream": upstream, "profile": profile, "host": host, "port": port}.items()
@@ -213,6 +214,9 @@ def serve(
     gateway = settings.gateway.model_copy(update=overrides)
     recorder = settings.recorder.model_copy(update={k: v for k, v in {"mode": mode, "bundle": bundle}.items()
                                                     if v is not None})
+    # Options are checked before the server stack is imported (~2 s): a mistake is answered at once.
+    if gateway.upstream not in UPSTREAMS:
+        raise UsageError(f"unknown upstream {gateway.upstream!r}; choose one of {', '.join(UPSTREAMS)}")
     if gateway.profile not in ("chat", "bench"):
         raise UsageError(f"--profile {gateway.profile!r} is not a profile; choose chat or bench")
     if recorder.mode not in ("live", "record", "replay", "replay-or-record"):
@@ -224,6 +228,8 @@ def serve(
                          "(or --upstream replay)")
     if recorder.mode != "live" and not recorder.bundle:
         raise UsageError(f"recorder mode {recorder.mode} needs --bundle NAME[@VERSION]")
+    from .gateway_service import serve_gateway
+
     serve_gateway(settings, gateway, recorder, stdio=stdio, log=lambda m: err.print(m))
 
 
@@ -247,7 +253,7 @@ def main() -> None:
     try:
         app()
     except (UsageError, FaultProfileError, ValueError, LookupError, OSError, RuntimeError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}")  # the text as written: NAME[@VERSION] is no markup
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)

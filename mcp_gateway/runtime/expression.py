@@ -12,10 +12,10 @@ hand-offs per call under a busy event loop, for no gain once the work is bounded
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
-
-import sympy
 
 MAX_LENGTH = 2_000
 MAX_NODES = 400
@@ -23,18 +23,34 @@ MAX_EXPONENT = 1_000
 MAX_FACTORIAL = 500
 MAX_RESULT_DIGITS = 10_000  # a power whose result would have more digits is refused
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "sqrt": sympy.sqrt, "abs": sympy.Abs, "round": lambda x, n=0: sympy.Float(round(float(x), int(n))),
-    "floor": sympy.floor, "ceil": sympy.ceiling, "log": sympy.log, "ln": sympy.log, "exp": sympy.exp,
-    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "min": sympy.Min, "max": sympy.Max,
-    "factorial": lambda n: sympy.factorial(_bounded(n, MAX_FACTORIAL, "factorial argument")),
-}
-CONSTANTS = {"pi": sympy.pi, "e": sympy.E}
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: sympy.floor(a / b), ast.Mod: lambda a, b: a % b,
-    ast.Pow: lambda a, b: _power(a, b),
-}
+
+
+@functools.cache
+def _sympy() -> ModuleType:
+    """sympy, imported on the first expression: it costs ~0.4 s, and most processes that load the gateway
+    (every `kopa` command) never evaluate one."""
+    import sympy
+
+    return sympy
+
+
+@functools.cache
+def _tables() -> tuple[dict[str, Callable[..., Any]], dict[str, Any], dict[type[ast.operator], Callable[[Any, Any], Any]]]:
+    """The allowed functions, constants and binary operators."""
+    sympy = _sympy()
+    functions: dict[str, Callable[..., Any]] = {
+        "sqrt": sympy.sqrt, "abs": sympy.Abs, "round": lambda x, n=0: sympy.Float(round(float(x), int(n))),
+        "floor": sympy.floor, "ceil": sympy.ceiling, "log": sympy.log, "ln": sympy.log, "exp": sympy.exp,
+        "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "min": sympy.Min, "max": sympy.Max,
+        "factorial": lambda n: sympy.factorial(_bounded(n, MAX_FACTORIAL, "factorial argument")),
+    }
+    constants = {"pi": sympy.pi, "e": sympy.E}
+    binary: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+        ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+        ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: sympy.floor(a / b), ast.Mod: lambda a, b: a % b,
+        ast.Pow: lambda a, b: _power(a, b),
+    }
+    return functions, constants, binary
 
 
 class ExpressionError(ValueError):
@@ -50,7 +66,7 @@ def _bounded(value: Any, limit: int, what: str) -> Any:
 def _power(base: Any, exponent: Any) -> Any:
     _bounded(exponent, MAX_EXPONENT, "exponent")
     if base.is_number and exponent.is_number and abs(base) > 1:
-        digits = float(abs(exponent)) * float(sympy.log(abs(base), 10).evalf(10))
+        digits = float(abs(exponent)) * float(_sympy().log(abs(base), 10).evalf(10))
         if digits > MAX_RESULT_DIGITS:
             raise ExpressionError(f"the power's result would have about {digits:,.0f} digits; "
                                   f"the limit is {MAX_RESULT_DIGITS:,}")
@@ -58,23 +74,25 @@ def _power(base: Any, exponent: Any) -> Any:
 
 
 def _build(node: ast.AST) -> Any:
+    sympy = _sympy()
+    functions, constants, binary = _tables()
     if isinstance(node, ast.Expression):
         return _build(node.body)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return sympy.Rational(str(node.value)) if isinstance(node.value, float) else sympy.Integer(node.value)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        return _BINARY[type(node.op)](_build(node.left), _build(node.right))
+    if isinstance(node, ast.BinOp) and type(node.op) in binary:
+        return binary[type(node.op)](_build(node.left), _build(node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
         value = _build(node.operand)
         return -value if isinstance(node.op, ast.USub) else value
     if isinstance(node, ast.Name):
-        if node.id in CONSTANTS:
-            return CONSTANTS[node.id]
-        raise ExpressionError(f"unknown name {node.id[:40]!r}; allowed constants: {', '.join(CONSTANTS)}")
+        if node.id in constants:
+            return constants[node.id]
+        raise ExpressionError(f"unknown name {node.id[:40]!r}; allowed constants: {', '.join(constants)}")
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
-        if node.func.id not in FUNCTIONS:
-            raise ExpressionError(f"unknown function {node.func.id[:40]!r}; allowed: {', '.join(sorted(FUNCTIONS))}")
-        return FUNCTIONS[node.func.id](*(_build(a) for a in node.args))
+        if node.func.id not in functions:
+            raise ExpressionError(f"unknown function {node.func.id[:40]!r}; allowed: {', '.join(sorted(functions))}")
+        return functions[node.func.id](*(_build(a) for a in node.args))
     if isinstance(node, ast.Tuple):
         raise ExpressionError("commas only separate function arguments; write 1000, not 1,000")
     raise ExpressionError(f"{type(node).__name__} is not allowed in an expression")
@@ -85,6 +103,7 @@ def _evaluate(text: str) -> str:
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise ExpressionError(f"the expression has more than {MAX_NODES} parts")
     value = _build(tree)
+    sympy = _sympy()
     if value.has(sympy.zoo, sympy.nan) or value == sympy.zoo:
         raise ExpressionError("the expression is undefined (division by zero?)")
     numeric = value.evalf(15)

@@ -27,7 +27,7 @@ def test_tools_stats_reports_paper_scale_counts():
     (["serve", "--upstream", "moon"], "unknown upstream 'moon'"),
     (["serve", "--profile", "admin"], "choose chat or bench"),
     (["serve", "--bundle", "default@abc"], "it goes with --mode record|replay|replay-or-record"),
-    (["serve", "--upstream", "replay"], "recorder mode replay needs --bundle"),
+    (["serve", "--upstream", "replay"], "recorder mode replay needs --bundle NAME[@VERSION]"),  # not read as markup
     (["serve", "--upstream", "replay", "--bundle", "nothing-here"], "no bundle named 'nothing-here'"),
 ])
 def test_serve_refuses_bad_options_with_a_reason(args, message):

@@ -321,7 +321,7 @@ async def test_local_model_plays_episodes_end_to_end(episode_tasks, gateway):
     # Beside another xdist worker, llama.cpp's two threads spin-wait for a busy core: one thread is faster there
     # (measured 74 s against 122 s with the other core loaded).
     threads = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
-    agent = LocalAgent(LocalModel(n_threads=threads), max_turns=3, max_tokens=48)
+    agent = LocalAgent(LocalModel(n_threads=threads), max_turns=2, max_tokens=48)  # a turn with tool results too
     async with agent:
         process = agent.model.process
         assert process is not None and process.returncode is None

@@ -44,7 +44,7 @@ def test_worker_processes_give_the_in_process_run(reference, tmp_path):
 
 def test_ray_tasks_give_the_in_process_run(reference, tmp_path):
     store = asyncio.run(_run(tmp_path / "ray.duckdb",
-                             executor=lambda plans: RayPaths(OPENER, plans, address="local", num_cpus=2)))
+                             executor=lambda plans: RayPaths(OPENER, plans, address="local", num_cpus=1)))  # one worker: same path, less start-up
     _same_run(store, reference)
 
 
