@@ -35,6 +35,59 @@ PROMPTS = ["What is the capital of France?", "Name three colours.", "서울은 �
 TOKEN = "overhead-bench-token"  # a loopback-only token for this run
 
 
+def measure_overhead(base_url: str, served_name: str, prompts: list[str], *, rounds: int,
+                     max_tokens: int) -> dict:
+    """Start `kopa agent endpoint` in front of the model server at ``base_url`` and measure what it adds per turn.
+
+    Each prompt goes both ways, in alternating order; the completion token counts must match.
+    """
+    env = {**os.environ, "KOPA_GATEWAY__TOKENS": json.dumps([TOKEN]),
+           "KOPA_HOME": os.environ.get("KOPA_HOME", str(Path.home() / ".cache" / "kopa" / "test-data"))}
+    kopa = Path(sys.executable).with_name("kopa")  # this environment's, else the repo's .venv
+    command = [str(kopa if kopa.exists() else REPO / ".venv" / "bin" / "kopa"), "agent", "endpoint",
+               "--model-url", base_url, "--model-name", served_name]
+    with server_process(command, env) as origin, httpx.Client(timeout=300) as http:
+        direct_s, endpoint_s = [], []
+        by_order: dict[str, list[float]] = {"direct first": [], "endpoint first": []}
+
+        def body(prompt: str) -> dict:
+            return {"model": served_name, "messages": [{"role": "user", "content": prompt}], "seed": 0,
+                    "temperature": 0.0, "max_tokens": max_tokens}
+
+        def direct(prompt: str) -> tuple[float, int]:
+            started = time.perf_counter()
+            reply = http.post(f"{base_url}/chat/completions", json=body(prompt)).json()
+            return time.perf_counter() - started, reply["usage"]["completion_tokens"]
+
+        def through(prompt: str) -> tuple[float, int]:
+            started = time.perf_counter()
+            reply = http.post(f"{origin}/v1/chat/completions", json=body(prompt),
+                              headers={"Authorization": f"Bearer {TOKEN}"}).json()
+            elapsed = time.perf_counter() - started
+            assert len(reply["choices"][0]["message"]["kopa"]["turns"]) == 1, reply
+            return elapsed, reply["usage"]["completion_tokens"]
+
+        for prompt in prompts:  # warm-up: the model's prompt cache and both HTTP paths
+            direct(prompt), through(prompt)
+        for r in range(rounds):
+            for i, prompt in enumerate(prompts):
+                pair = (direct, through) if (r + i) % 2 == 0 else (through, direct)
+                results = {f.__name__: f(prompt) for f in pair}
+                assert results["direct"][1] == results["through"][1], (prompt, results)
+                direct_s.append(results["direct"][0])
+                endpoint_s.append(results["through"][0])
+                order = "direct first" if pair[0] is direct else "endpoint first"
+                by_order[order].append(results["through"][0] - results["direct"][0])
+
+    d, e = statistics.median(direct_s), statistics.median(endpoint_s)
+    per_order = {k: statistics.median(v) for k, v in by_order.items() if v}
+    added = sum(per_order.values()) / len(per_order)
+    return {"turns": len(direct_s), "max_tokens": max_tokens,
+            "direct_median_ms": round(d * 1000, 1), "endpoint_median_ms": round(e * 1000, 1),
+            "median_added_ms_by_order": {k: round(v * 1000, 1) for k, v in per_order.items()},
+            "added_ms_per_turn": round(added * 1000, 1), "added_latency_pct": round(100 * added / d, 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="times each prompt is sent each way")
@@ -44,50 +97,8 @@ def main() -> None:
 
     plan = plan_model_server(None, n_threads=2)
     with ModelServer(plan, startup_timeout_s=120) as model:
-        env = {**os.environ, "KOPA_GATEWAY__TOKENS": json.dumps([TOKEN]),
-               "KOPA_HOME": os.environ.get("KOPA_HOME", str(Path.home() / ".cache" / "kopa" / "test-data"))}
-        command = [str(REPO / ".venv" / "bin" / "kopa"), "agent", "endpoint", "--model-url", model.base_url,
-                   "--model-name", plan.served_name]
-        with server_process(command, env) as origin, httpx.Client(timeout=300) as http:
-            direct_s, endpoint_s = [], []
-            by_order: dict[str, list[float]] = {"direct first": [], "endpoint first": []}
-
-            def body(prompt: str) -> dict:
-                return {"model": plan.served_name, "messages": [{"role": "user", "content": prompt}], "seed": 0,
-                        "temperature": 0.0, "max_tokens": args.max_tokens}
-
-            def direct(prompt: str) -> tuple[float, int]:
-                started = time.perf_counter()
-                reply = http.post(f"{model.base_url}/chat/completions", json=body(prompt)).json()
-                return time.perf_counter() - started, reply["usage"]["completion_tokens"]
-
-            def through(prompt: str) -> tuple[float, int]:
-                started = time.perf_counter()
-                reply = http.post(f"{origin}/v1/chat/completions", json=body(prompt),
-                                  headers={"Authorization": f"Bearer {TOKEN}"}).json()
-                elapsed = time.perf_counter() - started
-                assert len(reply["choices"][0]["message"]["kopa"]["turns"]) == 1, reply
-                return elapsed, reply["usage"]["completion_tokens"]
-
-            for prompt in PROMPTS:  # warm-up: the model's prompt cache and both HTTP paths
-                direct(prompt), through(prompt)
-            for r in range(args.rounds):
-                for i, prompt in enumerate(PROMPTS):
-                    pair = (direct, through) if (r + i) % 2 == 0 else (through, direct)
-                    results = {f.__name__: f(prompt) for f in pair}
-                    assert results["direct"][1] == results["through"][1], (prompt, results)
-                    direct_s.append(results["direct"][0])
-                    endpoint_s.append(results["through"][0])
-                    order = "direct first" if pair[0] is direct else "endpoint first"
-                    by_order[order].append(results["through"][0] - results["direct"][0])
-
-    d, e = statistics.median(direct_s), statistics.median(endpoint_s)
-    per_order = {k: statistics.median(v) for k, v in by_order.items()}
-    added = sum(per_order.values()) / 2
-    figures = {"turns": len(direct_s), "max_tokens": args.max_tokens,
-               "direct_median_ms": round(d * 1000, 1), "endpoint_median_ms": round(e * 1000, 1),
-               "median_added_ms_by_order": {k: round(v * 1000, 1) for k, v in per_order.items()},
-               "added_ms_per_turn": round(added * 1000, 1), "added_latency_pct": round(100 * added / d, 2)}
+        figures = measure_overhead(model.base_url, plan.served_name, PROMPTS, rounds=args.rounds,
+                                   max_tokens=args.max_tokens)
     print(json.dumps(figures, indent=1))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

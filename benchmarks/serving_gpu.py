@@ -2,7 +2,8 @@
 
     pip install 'kopa-appliance[vllm]'        # on the CUDA machine
     python benchmarks/serving_gpu.py --model /models/qwen3.5-4b [--concurrency 1,8,32] [--max-tokens 256]
-        [--json OUT] [--endpoint]
+        [--json OUT] [--endpoint [--rounds 4]]
+    python benchmarks/serving_gpu.py --backend llama.cpp [--model M.gguf] ...   # the same figures on CPU
 
 Runs as is on a CUDA machine with the [vllm] extra and a local model folder (nothing is downloaded:
 HF_HUB_OFFLINE=1). For each concurrency level it streams ``requests`` chat completions with the qwen3_coder
@@ -10,6 +11,10 @@ tool parser and reasoning parser on, and reports the median and p90 time to firs
 reasoning delta), the median per-request decode rate (tokens after the first / time after the first), and the
 aggregate output tokens/s. ``--endpoint`` also sends the same prompts through the agent endpoint in front of
 the server (a `kopa agent endpoint` process) and reports its added latency per turn.
+
+``--backend llama.cpp`` (the packaged SmolLM2 unless ``--model`` names a GGUF) runs the same measurement
+against llama.cpp on CPU: the suite runs it that way, so every part of the script but vLLM's start is tested
+where there is no GPU. A server that does not report usage in its stream is counted by its content deltas.
 """
 
 from __future__ import annotations
@@ -17,17 +22,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 import httpx
+import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from appliance.serving import ModelServer, plan_model_server  # noqa: E402
+from appliance.serving import ModelServer, ModelServerError, plan_model_server  # noqa: E402
+from benchmarks.agent_endpoint_overhead import measure_overhead  # noqa: E402
 
 PROMPTS = ["서울 지하철 2호선의 역은 몇 개인가요? 한 문단으로 설명해 주세요.",
            "Explain in one paragraph how a cassette replay makes a benchmark reproducible.",
@@ -40,7 +46,7 @@ async def one(http: httpx.AsyncClient, url: str, model: str, prompt: str, max_to
             "temperature": 0.0, "stream": True, "stream_options": {"include_usage": True}}
     started = time.perf_counter()
     first = None
-    tokens = 0
+    tokens = deltas = 0
     async with http.stream("POST", url, json=body) as response:
         response.raise_for_status()
         async for line in response.aiter_lines():
@@ -50,9 +56,11 @@ async def one(http: httpx.AsyncClient, url: str, model: str, prompt: str, max_to
             if chunk.get("usage"):
                 tokens = chunk["usage"]["completion_tokens"]
             delta = (chunk.get("choices") or [{}])[0].get("delta") or {}
-            if first is None and (delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning")):
-                first = time.perf_counter()
+            if delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"):
+                deltas += 1
+                first = first or time.perf_counter()
     done = time.perf_counter()
+    tokens = tokens or deltas
     first = first or done
     return {"ttft_s": first - started, "total_s": done - started, "tokens": tokens,
             "decode_tps": (tokens - 1) / (done - first) if tokens > 1 and done > first else 0.0}
@@ -71,65 +79,42 @@ async def level(base_url: str, model: str, concurrency: int, requests: int, max_
         started = time.perf_counter()
         results = await asyncio.gather(*(gated(i) for i in range(requests)))
         wall = time.perf_counter() - started
-    ttfts = sorted(r["ttft_s"] for r in results)
+    ttfts = [r["ttft_s"] for r in results]
     return {"concurrency": concurrency, "requests": requests,
             "ttft_median_ms": round(1000 * statistics.median(ttfts), 1),
-            "ttft_p90_ms": round(1000 * ttfts[int(0.9 * (len(ttfts) - 1))], 1),
+            "ttft_p90_ms": round(1000 * float(numpy.percentile(ttfts, 90)), 1),
             "decode_tokens_per_s_median": round(statistics.median(r["decode_tps"] for r in results), 1),
             "aggregate_output_tokens_per_s": round(sum(r["tokens"] for r in results) / wall, 1)}
 
 
-def endpoint_overhead(base_url: str, model: str, max_tokens: int) -> dict:
-    """The agent endpoint (own process) in front of the server: median added latency per turn, same prompts."""
-    from benchmarks.server_process import REPO, server_process
-
-    token = "gpu-bench-token"
-    env = {**os.environ, "KOPA_GATEWAY__TOKENS": json.dumps([token])}
-    command = [str(Path(sys.executable).with_name("kopa")) if Path(sys.executable).with_name("kopa").exists()
-               else str(REPO / ".venv" / "bin" / "kopa"), "agent", "endpoint", "--model-url", base_url,
-               "--model-name", model]
-    direct, through = [], []
-    with server_process(command, env) as origin, httpx.Client(timeout=600) as http:
-        for round_ in range(4):
-            for prompt in PROMPTS:
-                body = {"model": model, "messages": [{"role": "user", "content": prompt}], "seed": 0,
-                        "temperature": 0.0, "max_tokens": max_tokens}
-                for where in (("direct", "through") if round_ % 2 == 0 else ("through", "direct")):
-                    started = time.perf_counter()
-                    if where == "direct":
-                        http.post(f"{base_url}/chat/completions", json=body).raise_for_status()
-                        direct.append(time.perf_counter() - started)
-                    else:
-                        http.post(f"{origin}/v1/chat/completions", json=body,
-                                  headers={"Authorization": f"Bearer {token}"}).raise_for_status()
-                        through.append(time.perf_counter() - started)
-    d = statistics.median(direct)
-    added = statistics.median(b - a for a, b in zip(direct, through))
-    return {"direct_median_ms": round(1000 * d, 1), "paired_median_added_ms": round(1000 * added, 1),
-            "added_latency_pct": round(100 * added / d, 2)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a local Hugging Face model folder")
+    parser.add_argument("--model", help="a local Hugging Face model folder (vllm), or a GGUF file (llama.cpp; "
+                                            "default: the packaged SmolLM2)")
+    parser.add_argument("--backend", choices=("vllm", "llama.cpp"), default="vllm")
     parser.add_argument("--concurrency", default="1,8,32")
     parser.add_argument("--requests", type=int, default=64, help="requests per concurrency level")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--endpoint", action="store_true", help="also measure the agent endpoint's overhead")
+    parser.add_argument("--rounds", type=int, default=4, help="endpoint: times each prompt is sent each way")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    if not Path(args.model).is_dir():
+    if args.backend == "vllm" and not (args.model and Path(args.model).is_dir()):
         raise SystemExit(f"--model {args.model}: no such model folder (this script downloads nothing)")
-    plan = plan_model_server(args.model, backend="vllm")
-    print(f"vllm command: {' '.join(plan.command)}", file=sys.stderr)
+    try:
+        plan = plan_model_server(args.model, backend=args.backend)
+    except ModelServerError as exc:
+        raise SystemExit(f"--backend {args.backend}: {exc}") from None
+    print(f"{plan.backend} command: {' '.join(plan.command)}", file=sys.stderr)
     with ModelServer(plan, startup_timeout_s=1200) as server:
-        figures: dict = {"model": args.model, "command": list(plan.command), "levels": []}
+        figures: dict = {"model": args.model, "backend": plan.backend, "command": list(plan.command), "levels": []}
         for c in (int(x) for x in args.concurrency.split(",")):
             figures["levels"].append(asyncio.run(level(server.base_url, plan.served_name, c,
                                                        max(args.requests, c), args.max_tokens)))
             print(json.dumps(figures["levels"][-1]), file=sys.stderr)
         if args.endpoint:
-            figures["endpoint"] = endpoint_overhead(server.base_url, plan.served_name, args.max_tokens)
+            figures["endpoint"] = measure_overhead(server.base_url, plan.served_name, PROMPTS, rounds=args.rounds,
+                                                   max_tokens=args.max_tokens)
     print(json.dumps(figures, indent=1))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

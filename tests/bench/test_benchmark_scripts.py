@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -31,3 +32,24 @@ def test_gateway_benchmark_prints_every_path_and_both_ratios():
                  "trivial typed tool over HTTP", "trivial echo over streamable HTTP"):
         assert path in out, out
     assert out.count("(goal <= 2x; raw ratio") == 3
+
+
+def test_the_gpu_serving_script_measures_a_real_server_on_cpu(tmp_path):
+    """benchmarks/serving_gpu.py against llama.cpp (the packaged SmolLM2): every part but vLLM's start runs here."""
+    out = tmp_path / "serving.json"
+    printed = run("serving_gpu.py", "--backend", "llama.cpp", "--concurrency", "1,2", "--requests", "2",
+                  "--max-tokens", "4", "--endpoint", "--rounds", "1", "--json", str(out))
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert json.loads(printed) == figures and figures["backend"] == "llama.cpp"
+    assert [level["concurrency"] for level in figures["levels"]] == [1, 2]
+    for level in figures["levels"]:
+        assert 0 < level["ttft_median_ms"] <= level["ttft_p90_ms"]
+        assert level["decode_tokens_per_s_median"] > 0 and level["aggregate_output_tokens_per_s"] > 0
+    endpoint = figures["endpoint"]  # both orders of a pair were measured, with equal token counts
+    assert endpoint["turns"] == 4 and set(endpoint["median_added_ms_by_order"]) == {"direct first", "endpoint first"}
+
+
+def test_the_gpu_serving_script_refuses_a_missing_model_folder():
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "serving_gpu.py"), "--model", "/nowhere"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "no such model folder (this script downloads nothing)" in done.stderr
