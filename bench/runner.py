@@ -43,6 +43,7 @@ from bench.scoring.judge import LLMJudge
 from bench.stats import EpisodeResult, Summary, summarize
 from bench.task import Task
 from mcp_gateway.gateway import DEFAULT_HOME, Gateway, open_gateway
+from mcp_gateway.text import scrub_surrogates
 from recorder import Mode
 from sandbox import DEFAULT_SEED, InProcessSandbox
 
@@ -314,9 +315,14 @@ def _has_partial(path: Path) -> bool:
     return path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
 
 
+def _line_text(line: dict[str, Any]) -> str:
+    # An agent may hand back text with a lone surrogate; as UTF-8 it would fail halfway through the line.
+    return json.dumps(scrub_surrogates(line), ensure_ascii=False) + "\n"
+
+
 def _append_line(path: Path, line: dict[str, Any]) -> None:
     with path.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(line, ensure_ascii=False) + "\n")
+        f.write(_line_text(line))
         f.flush()
         os.fsync(f.fileno())
 
@@ -326,7 +332,7 @@ def _rewrite_sorted(path: Path, episodes: dict[EpisodeKey, dict[str, Any]]) -> N
     tmp = path.with_name(f".{path.name}.tmp")
     with tmp.open("w", encoding="utf-8") as f:
         for key in sorted(episodes):
-            f.write(json.dumps(episodes[key], ensure_ascii=False) + "\n")
+            f.write(_line_text(episodes[key]))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

@@ -46,6 +46,7 @@ from bench.agents.llm_config import OpenAIAgentConfig
 from bench.agents.openai_agent import EndpointError, OpenAIAgent, ToolCallRequest, TurnLimitReached
 from mcp_gateway.runtime import Outcome, ToolResult
 from mcp_gateway.server import StaticTokenVerifier
+from mcp_gateway.text import scrub_surrogates
 
 from .executors import RequestError, ToolExecutor
 from .tool_calls import ToolCallParser, choose_parser
@@ -205,7 +206,7 @@ def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens
         if request.method != "POST":
             return _error(405, "use POST", "invalid_request_error")
         try:
-            body = await request.json()
+            body = scrub_surrogates(await request.json())  # a lone \udXXX escape: U+FFFD, not a 500
         except ValueError:
             return _error(400, "the request body is not JSON", "invalid_request_error")
         if not isinstance(body, dict):

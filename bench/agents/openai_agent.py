@@ -45,6 +45,7 @@ import httpx
 from bench.agents.base import CallTool, EpisodeContext
 from bench.agents.llm_config import OpenAIAgentConfig
 from mcp_gateway.runtime import Outcome, ToolResult
+from mcp_gateway.text import scrub_surrogates
 
 __all__ = ["AgentError", "EndpointError", "OpenAIAgent", "ToolCallRequest", "TurnLimitReached", "approx_tokens",
            "cap_tool_response", "request_seed"]
@@ -211,7 +212,7 @@ class OpenAIAgent:
         if response.status_code != 200:
             raise EndpointError(f"{cfg.url} answered HTTP {response.status_code}: {response.text[:500]}")
         try:
-            completion = response.json()
+            completion = scrub_surrogates(response.json())  # a lone \udXXX escape could not be sent back
             message = completion["choices"][0]["message"]
         except (ValueError, LookupError, TypeError):
             raise EndpointError(f"{cfg.url} answered 200 with no chat completion: {response.text[:500]}") from None
@@ -273,7 +274,7 @@ def _parse_arguments(raw: Any) -> tuple[Any, str | None]:
     if not isinstance(raw, str):  # some servers send the object itself
         return raw, None
     try:
-        return json.loads(raw, strict=False), None  # strict=False: raw newlines inside strings pass
+        return scrub_surrogates(json.loads(raw, strict=False)), None  # strict=False: raw newlines pass
     except json.JSONDecodeError as exc:
         return raw, f"the arguments were not valid JSON ({exc}); send them as one JSON object"
 

@@ -8,6 +8,7 @@ model server, a stream. The real local model drives the endpoint in ``test_agent
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -128,6 +129,16 @@ async def test_a_failing_model_server_is_a_502_and_a_bad_request_a_400(scripted,
                                               tools=[{"type": "function", "function": {"name": "no_such_tool"}}])
     assert failed.value.status_code == 502 and "HTTP 500" in failed.value.message
     assert "no_such_tool" in unknown.value.message
+
+
+async def test_a_lone_surrogate_escape_in_a_request_is_a_replacement_character_not_a_500(scripted, gateway):
+    base_url, seen = scripted((200, completion("네")))
+    body = json.dumps({"model": "kopa-agent", "messages": [{"role": "user", "content": "SAYS"}]})
+    async with serve_app(endpoint_app(base_url, gateway)) as origin, httpx.AsyncClient() as http:
+        reply = await http.post(f"{origin}/v1/chat/completions", content=body.replace("SAYS", r"a\udc4cb"),
+                                headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
+    assert reply.status_code == 200 and reply.json()["choices"][0]["message"]["content"] == "네"
+    assert seen[0]["messages"][-1]["content"] == "a\ufffdb"
 
 
 # ----------------------------------------------------------------------------------- auth and streaming

@@ -217,6 +217,25 @@ async def test_bad_json_arguments_and_unknown_tool_are_recorded_and_answered(end
     assert ep.requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"] == bad["args"]
 
 
+async def test_lone_surrogate_escapes_from_the_model_become_replacement_characters(endpoint, episode_tasks, gateway):
+    """A small model once wrote a lone-surrogate escape into its arguments: the bench run died writing it
+    (a surrogate cannot be UTF-8). Now it is U+FFFD wherever it came from, and the episode goes on."""
+    task = episode_tasks["ep-string"]
+    args = json.dumps({**golden_args(task, 0), "note": "NOTE"}).replace("NOTE", r"\udc4c")  # in the arguments' JSON
+    turn_1 = completion({"content": "SAYS", "tool_calls": [
+        {"id": "call_0", "type": "function", "function": {"name": "search_subway_stations", "arguments": args}}]})
+    turn_2 = completion({"content": "ANSWER: {SAYS}"})
+    ep = endpoint(raw(200, json.dumps(turn_1).replace("SAYS", r"\ud800")),  # and in the message itself
+                  raw(200, json.dumps(turn_2).replace("SAYS", r"x\udfff")))
+    outcome = await run_episode(task, agent_for(ep), gateway, seed=0)
+
+    assert outcome.error is None and outcome.answer == "ANSWER: {x\ufffd}"
+    (call,) = agent_calls(outcome)
+    assert call["args"]["note"] == "\ufffd" and call["outcome"] in ("semantic_success", "schema_mismatch")
+    assert ep.requests[1]["messages"][2]["content"] == "\ufffd"  # the next request could be sent
+    json.dumps(outcome.to_json(), ensure_ascii=False).encode("utf-8")  # and the transcript line written
+
+
 @pytest.mark.parametrize("reply, expected", [
     (raw(500, '{"error": "model crashed"}'), "HTTP 500"),
     (raw(200, "this is not JSON"), "no chat completion"),

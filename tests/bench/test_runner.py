@@ -201,3 +201,14 @@ def test_seeds_are_a_count_or_a_list():
     assert parse_seeds("1") == [0] and parse_seeds("0,3,5") == [0, 3, 5] and parse_seeds("7,") == [7]
     with pytest.raises(ValueError, match="none twice"):
         parse_seeds("1,1")
+
+
+def test_an_episode_line_with_a_lone_surrogate_is_written_whole(tmp_path):
+    """A surrogate cannot be UTF-8: written as it was, the line failed halfway and the run died."""
+    from bench.runner import _append_line
+
+    path = tmp_path / EPISODES_FILE
+    _append_line(path, {"task_id": "t", "answer": "ANSWER: {x\udc4c}"})
+    _append_line(path, {"task_id": "u", "answer": None})
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert lines == [{"task_id": "t", "answer": "ANSWER: {x\ufffd}"}, {"task_id": "u", "answer": None}]
