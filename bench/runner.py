@@ -317,7 +317,8 @@ def _has_partial(path: Path) -> bool:
 
 def _line_text(line: dict[str, Any]) -> str:
     # An agent may hand back text with a lone surrogate; as UTF-8 it would fail halfway through the line.
-    return json.dumps(scrub_surrogates(line), ensure_ascii=False) + "\n"
+    # One pass over the finished text (keys and values alike), not a walk of the transcript.
+    return scrub_surrogates(json.dumps(line, ensure_ascii=False)) + "\n"
 
 
 def _append_line(path: Path, line: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ import ast
 import functools
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_LENGTH = 2_000
 MAX_NODES = 400
@@ -24,33 +24,36 @@ MAX_FACTORIAL = 500
 MAX_RESULT_DIGITS = 10_000  # a power whose result would have more digits is refused
 
 
+class _Vocabulary(NamedTuple):
+    """sympy and what an expression may use of it: functions, constants, binary operators."""
+
+    sympy: ModuleType
+    functions: dict[str, Callable[..., Any]]
+    constants: dict[str, Any]
+    binary: dict[type[ast.operator], Callable[[Any, Any], Any]]
+
 
 @functools.cache
-def _sympy() -> ModuleType:
-    """sympy, imported on the first expression: it costs ~0.4 s, and most processes that load the gateway
+def _vocabulary() -> _Vocabulary:
+    """Built on the first expression: importing sympy costs ~0.4 s, and most processes that load the gateway
     (every `kopa` command) never evaluate one."""
     import sympy
 
-    return sympy
-
-
-@functools.cache
-def _tables() -> tuple[dict[str, Callable[..., Any]], dict[str, Any], dict[type[ast.operator], Callable[[Any, Any], Any]]]:
-    """The allowed functions, constants and binary operators."""
-    sympy = _sympy()
-    functions: dict[str, Callable[..., Any]] = {
-        "sqrt": sympy.sqrt, "abs": sympy.Abs, "round": lambda x, n=0: sympy.Float(round(float(x), int(n))),
-        "floor": sympy.floor, "ceil": sympy.ceiling, "log": sympy.log, "ln": sympy.log, "exp": sympy.exp,
-        "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "min": sympy.Min, "max": sympy.Max,
-        "factorial": lambda n: sympy.factorial(_bounded(n, MAX_FACTORIAL, "factorial argument")),
-    }
-    constants = {"pi": sympy.pi, "e": sympy.E}
-    binary: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-        ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-        ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: sympy.floor(a / b), ast.Mod: lambda a, b: a % b,
-        ast.Pow: lambda a, b: _power(a, b),
-    }
-    return functions, constants, binary
+    return _Vocabulary(
+        sympy=sympy,
+        functions={
+            "sqrt": sympy.sqrt, "abs": sympy.Abs, "round": lambda x, n=0: sympy.Float(round(float(x), int(n))),
+            "floor": sympy.floor, "ceil": sympy.ceiling, "log": sympy.log, "ln": sympy.log, "exp": sympy.exp,
+            "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "min": sympy.Min, "max": sympy.Max,
+            "factorial": lambda n: sympy.factorial(_bounded(n, MAX_FACTORIAL, "factorial argument")),
+        },
+        constants={"pi": sympy.pi, "e": sympy.E},
+        binary={
+            ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+            ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: sympy.floor(a / b), ast.Mod: lambda a, b: a % b,
+            ast.Pow: lambda a, b: _power(a, b),
+        },
+    )
 
 
 class ExpressionError(ValueError):
@@ -66,7 +69,7 @@ def _bounded(value: Any, limit: int, what: str) -> Any:
 def _power(base: Any, exponent: Any) -> Any:
     _bounded(exponent, MAX_EXPONENT, "exponent")
     if base.is_number and exponent.is_number and abs(base) > 1:
-        digits = float(abs(exponent)) * float(_sympy().log(abs(base), 10).evalf(10))
+        digits = float(abs(exponent)) * float(_vocabulary().sympy.log(abs(base), 10).evalf(10))
         if digits > MAX_RESULT_DIGITS:
             raise ExpressionError(f"the power's result would have about {digits:,.0f} digits; "
                                   f"the limit is {MAX_RESULT_DIGITS:,}")
@@ -74,8 +77,7 @@ def _power(base: Any, exponent: Any) -> Any:
 
 
 def _build(node: ast.AST) -> Any:
-    sympy = _sympy()
-    functions, constants, binary = _tables()
+    sympy, functions, constants, binary = _vocabulary()
     if isinstance(node, ast.Expression):
         return _build(node.body)
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
@@ -103,7 +105,7 @@ def _evaluate(text: str) -> str:
     if sum(1 for _ in ast.walk(tree)) > MAX_NODES:
         raise ExpressionError(f"the expression has more than {MAX_NODES} parts")
     value = _build(tree)
-    sympy = _sympy()
+    sympy = _vocabulary().sympy
     if value.has(sympy.zoo, sympy.nan) or value == sympy.zoo:
         raise ExpressionError("the expression is undefined (division by zero?)")
     numeric = value.evalf(15)
