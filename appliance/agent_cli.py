@@ -36,7 +36,7 @@ ThinkingOpt = Annotated[bool | None, typer.Option("--thinking/--no-thinking", he
 
 
 def _plan(model: str | None, backend: str, host: str, port: int | None, thinking: bool | None):
-    from .serving.model_server import plan_model_server
+    from models.plan import plan_model_server
 
     return plan_model_server(model, backend=backend, host=host, port=port, enable_thinking=thinking)
 
@@ -49,7 +49,7 @@ def serve(model: ModelOpt = None, backend: BackendOpt = "auto",
           print_command: Annotated[bool, typer.Option("--print-command", help="print the plan as JSON, start "
                                                                                "nothing")] = False) -> None:
     """Start the model server, wait until it is healthy, serve until Ctrl-C, then stop it cleanly."""
-    from .serving.model_server import ModelServer
+    from models.server import ModelServer
 
     plan = _plan(model, backend, host, port, thinking)
     if print_command:
@@ -59,7 +59,10 @@ def serve(model: ModelOpt = None, backend: BackendOpt = "auto",
         return
     err.print(f"starting the {plan.backend} model server ({plan.reason}) …")
     with ModelServer(plan) as server:
-        err.print(f"model server {plan.served_name!r} ({plan.backend}) healthy at {server.base_url}; Ctrl-C stops")
+        speed = "" if server.speed is None else (f" ({server.speed.prompt_tokens_per_s:.0f} prompt, "
+                                                 f"{server.speed.decode_tokens_per_s:.0f} decode tokens/s)")
+        err.print(f"model server {plan.served_name!r} ({plan.backend}) healthy at {server.base_url}{speed}; "
+                  "Ctrl-C stops")
         try:
             while server.process is not None and server.process.poll() is None:
                 time.sleep(0.5)
@@ -90,12 +93,12 @@ def endpoint(
 
     from bench.agents.llm_config import OpenAIAgentConfig
     from mcp_gateway.gateway import open_gateway
+    from models.server import ModelServer
+    from models.toolcalls import choose_parser
 
     from .sandbox_service import in_process_sandbox
     from .serving.agent_endpoint import create_agent_app
     from .serving.executors import GatewayExecutor
-    from .serving.model_server import ModelServer
-    from .serving.tool_calls import choose_parser
 
     settings = KopaSettings()
     gateway = settings.gateway
@@ -109,7 +112,7 @@ def endpoint(
             err.print(f"starting the {plan.backend} model server ({plan.reason}) …")
             server = stack.enter_context(ModelServer(plan))
             model_url, model_name = server.base_url, plan.served_name
-            defaults, tokenizer = dict(plan.agent_defaults), plan.tokenizer
+            defaults, tokenizer = server.agent_settings(), plan.tokenizer  # with the measured request limit
         config = OpenAIAgentConfig(**{"base_url": model_url, "model": model_name or "default", "max_turns": max_turns,
                                       **defaults})
         upstream = "sandbox" if gateway.upstream == "replay" else gateway.upstream
@@ -121,7 +124,7 @@ def endpoint(
             tokens = {token}
             err.print(f"no gateway token configured (KOPA_GATEWAY__TOKENS); this run accepts: Bearer {token}")
         default_tools = [t.strip() for t in (tools or "").split(",") if t.strip()]
-        parser = choose_parser(tokenizer)
+        parser = choose_parser()  # every text format, the bench's reader and typing rule (models.toolcalls)
         app = create_agent_app(config, GatewayExecutor(opened.runtime, default_tools=default_tools), tokens=tokens,
                                parser=parser, max_calls=max_calls, resources=[opened])
         err.print(f"agent endpoint on http://{host}:{port}/v1/chat/completions (model {config.model} at {model_url}, "

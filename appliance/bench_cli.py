@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -37,14 +35,15 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bench.agents.registry import AGENTS
+from bench.options import BenchRunOptions
+
 from .config import KopaSettings
 
 bench_app = typer.Typer(help="KOPA-Bench: run agents on benchmark tasks and score them.", no_args_is_help=True)
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
-AGENT_NAMES = ("oracle", "first-page", "openai", "local", "endpoint")
-MODES = ("replay", "replay-or-record")
 COVERAGE_FILE = "coverage.json"
 
 
@@ -70,7 +69,8 @@ def parse_seeds(text: str) -> list[int]:
 
 @bench_app.command("run")
 def run(
-    agent: Annotated[str, typer.Option(help=f"agent: {' | '.join(AGENT_NAMES)}")],
+    agent: Annotated[str, typer.Option(help="agent: " + " | ".join(f"{name} ({entry.kind})"
+                                                                   for name, entry in AGENTS.items()))],
     tasks: Annotated[Path | None, typer.Option(help="task set (JSONL), all pinned to one cassette bundle "
                                                     "(default: the shipped KOPA-Bench set)")] = None,
     rollouts: Annotated[int, typer.Option(help="rollouts per task and seed (pass@k uses k = rollouts)")] = 4,
@@ -88,56 +88,47 @@ def run(
                                                    min=1)] = None,
     max_turns: Annotated[int | None, typer.Option(help="assistant turns per episode for openai/local "
                                                        "(default 15, Appendix I)", min=1)] = None,
-    base_url: Annotated[str | None, typer.Option(help="openai: the chat endpoint (…/v1; else KOPA_AGENT_BASE_URL); "
-                                                      "endpoint: its model server (default: the local SmolLM2)")]
+    base_url: Annotated[str | None, typer.Option(help="openai: the chat endpoint (…/v1; else [models.agent] "
+                                                      "base_url, KOPA_MODELS__AGENT__BASE_URL); endpoint: its model "
+                                                      "server (default: the local SmolLM2)")]
     = None,
-    model: Annotated[str | None, typer.Option(help="the model name at --base-url (else KOPA_AGENT_MODEL)")] = None,
+    model: Annotated[str | None, typer.Option(help="the model name at --base-url (else [models.agent] model, "
+                                                   "KOPA_MODELS__AGENT__MODEL)")] = None,
     mode: Annotated[str, typer.Option(help="replay (strict) | replay-or-record (with --upstream sandbox: the "
                                            "coverage pass, misses recorded into a new bundle version)")] = "replay",
 ) -> None:
     """Run every (task, seed, rollout) episode and print pass@1, pass@k and Action."""
-    result = run_agent(agent, tasks, rollouts=rollouts, seeds=seeds, concurrency=concurrency, run_dir=run_dir,
-                       upstream=upstream, resume=resume, cassettes=cassettes, per_domain=per_domain,
-                       max_turns=max_turns, base_url=base_url, model=model, mode=mode)
+    result = run_agent(BenchRunOptions(
+        agent=agent, tasks=tasks, rollouts=rollouts, seeds=tuple(parse_seeds(seeds)), concurrency=concurrency,
+        run_dir=run_dir, upstream=upstream, resume=resume, cassettes=cassettes, per_domain=per_domain,
+        max_turns=max_turns, base_url=base_url, model=model, mode=mode))
     _print_summary(result)
     _print_coverage(result.out_dir)
 
 
-def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds: str = "1", concurrency: int = 1,
-              run_dir: Path | None = None, upstream: str = "replay", resume: bool = True,
-              cassettes: Path | None = None, per_domain: int | None = None, max_turns: int | None = None,
-              base_url: str | None = None, model: str | None = None, mode: str = "replay"):
-    """One benchmark run as ``kopa bench run`` makes it (checked options, metadata DB rows); its ``RunResult``.
-    ``tasks`` defaults to the shipped KOPA-Bench set."""
-    from bench.runner import UPSTREAMS
+def run_agent(options: BenchRunOptions):
+    """One benchmark run as ``kopa bench run`` makes it (metadata DB rows, ``coverage.json``); its ``RunResult``.
+    ``options.tasks`` defaults to the shipped KOPA-Bench set, ``options.run_dir`` to a new
+    ``<home>/runs/bench-<stamp>``.
+
+    Raises:
+        ValueError: the task file is missing or does not load, the judge profile is incomplete, or the run fails
+            to start (its bundle, the coverage pass's HEAD).
+    """
+    from bench.options import new_run_dir
     from bench.task import load_tasks
     from bench.taskset.build import DEFAULT_TASKS
     from mcp_gateway.catalog import load_catalog
 
-    tasks = tasks or DEFAULT_TASKS
-    if agent not in AGENT_NAMES:
-        raise ValueError(f"--agent {agent!r}: choose one of {', '.join(AGENT_NAMES)}")
-    if upstream not in UPSTREAMS:
-        raise ValueError(f"--upstream {upstream!r}: choose one of {', '.join(UPSTREAMS)}")
-    if mode not in MODES:
-        raise ValueError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
-    if mode == "replay-or-record" and upstream != "sandbox":
-        raise ValueError("--mode replay-or-record records the pinned bundle's misses from the sandbox: add "
-                         "--upstream sandbox")
-    if (base_url or model) and agent not in ("openai", "endpoint"):
-        raise ValueError(f"--base-url and --model go with --agent openai or endpoint, not {agent}")
-    if rollouts < 1:
-        raise ValueError(f"--rollouts {rollouts}: give at least 1")
-    if concurrency < 1:
-        raise ValueError(f"--concurrency {concurrency}: give at least 1")
-    seed_list = parse_seeds(seeds)
+    tasks = options.tasks or DEFAULT_TASKS
     if not tasks.is_file():
         raise ValueError(f"--tasks {tasks}: no such file")
     settings = KopaSettings()
+    judge = _judge(settings)  # an incomplete judge profile stops the run before anything starts
     task_list = load_tasks(tasks, catalog=load_catalog())  # a golden value no call could match stops the run here
-    if per_domain is not None:
-        task_list = first_per_domain(task_list, per_domain)
-    out_dir = run_dir or settings.home_dir / "runs" / f"bench-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+    if options.per_domain is not None:
+        task_list = first_per_domain(task_list, options.per_domain)
+    out_dir = options.run_dir or new_run_dir(settings.home_dir / "runs")
     started = False
 
     def record_start() -> None:  # run.json is written by now: the row can be made
@@ -146,10 +137,8 @@ def run_agent(agent: str, tasks: Path | None = None, *, rollouts: int = 4, seeds
         _record(settings, out_dir)
 
     try:
-        result = asyncio.run(_run(settings, agent, task_list, tasks, rollouts=rollouts, seeds=seed_list,
-                                concurrency=concurrency, out_dir=out_dir, upstream=upstream, resume=resume,
-                                on_start=record_start, cassettes=cassettes, max_turns=max_turns,
-                                base_url=base_url, model=model, mode=mode))
+        result = asyncio.run(_run(settings, options, task_list, tasks, out_dir=out_dir, on_start=record_start,
+                                  judge=judge))
         run_coverage(out_dir)
         return result
     finally:
@@ -181,41 +170,39 @@ def bundle_folder(settings: KopaSettings, bundle: str, cassettes: Path | None) -
     return DEFAULT_CASSETTES
 
 
-async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file: Path, *, rollouts: int,
-               seeds: list[int], concurrency: int, out_dir: Path, upstream: str, resume: bool,
-               on_start: Callable[[], None], cassettes: Path | None = None, max_turns: int | None = None,
-               base_url: str | None = None, model: str | None = None, mode: str = "replay"):
-    from bench.agents import LocalAgent, make_agent
+async def _run(settings: KopaSettings, options: BenchRunOptions, tasks: list, tasks_file: Path, *, out_dir: Path,
+               on_start: Callable[[], None], judge=None):
+    from bench.agents import open_agent
     from bench.runner import REPLAY_STATS_FILE, open_bench_gateway, run_benchmark, run_bundle
 
     bundle = run_bundle(tasks)  # before any model server or gateway is started
-    if mode == "replay-or-record":
+    if options.mode == "replay-or-record":
         err.print(f"[yellow]coverage pass: replaying {bundle}, recording its misses from the sandbox[/yellow]")
-    elif upstream != "replay":
-        err.print(f"[yellow]running against the {upstream} upstream, not the recorded bundle {bundle}[/yellow]")
+    elif options.upstream != "replay":
+        err.print(f"[yellow]running against the {options.upstream} upstream, not the recorded bundle {bundle}[/yellow]")
     async with AsyncExitStack() as stack:
-        turns = {} if max_turns is None else {"max_turns": max_turns}
-        endpoint = {k: v for k, v in {"base_url": base_url, "model": model}.items() if v is not None}
-        if agent_name == "local":
-            agent = await stack.enter_async_context(LocalAgent(**turns))
-        elif agent_name == "endpoint":
-            agent = await stack.enter_async_context(_endpoint_agent(endpoint, turns))
+        if AGENTS[options.agent].make is None:  # served here: the agent endpoint (appliance.serving)
+            turns = {} if options.max_turns is None else {"max_turns": options.max_turns}
+            endpoint = {k: v for k, v in {"base_url": options.base_url, "model": options.model}.items()
+                        if v is not None}
+            agent = await stack.enter_async_context(_endpoint_agent(settings.models.agent, endpoint, turns))
         else:
-            agent = make_agent(agent_name, **turns, **endpoint)
-        folder = bundle_folder(settings, bundle, cassettes)
-        if mode == "replay-or-record":
+            agent = await stack.enter_async_context(open_agent(options.agent, profile=settings.models.agent,
+                                                               **options.agent_overrides()))
+        folder = bundle_folder(settings, bundle, options.cassettes)
+        if options.mode == "replay-or-record":
             gateway = _coverage_gateway(settings, bundle, folder, out_dir / REPLAY_STATS_FILE)
             stack.push_async_callback(gateway.aclose)
             stack.callback(_commit_coverage, gateway, bundle, out_dir)  # runs first: commits before the close
         else:
             gateway = open_bench_gateway(
-                bundle, upstream=upstream, home=settings.home_dir, cassettes=folder,
+                bundle, upstream=options.upstream, home=settings.home_dir, cassettes=folder,
                 seed=settings.sandbox.seed, world_version=settings.sandbox.world, scale=settings.sandbox.scale,
                 key_file=settings.gateway.key_file, stats_file=out_dir / REPLAY_STATS_FILE)
             stack.push_async_callback(gateway.aclose)
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[passed]} passed"), TimeElapsedColumn(), console=err) as bar:
-            job = bar.add_task(f"{agent_name} on {tasks_file.name}", total=None, passed=0)
+            job = bar.add_task(f"{options.agent} on {tasks_file.name}", total=None, passed=0)
             passed = 0
 
             def progress(done: int, total: int, outcome) -> None:
@@ -225,23 +212,23 @@ async def _run(settings: KopaSettings, agent_name: str, tasks: list, tasks_file:
                 passed += bool(outcome is not None and outcome.passed)
                 bar.update(job, completed=done, total=total, passed=passed)
 
-            return await run_benchmark(tasks, agent, gateway, rollouts=rollouts, seeds=seeds, out_dir=out_dir,
-                                       concurrency=concurrency, resume=resume, upstream=upstream,
-                                       tasks_file=tasks_file, agent_name=agent_name, progress=progress,
-                                       judge=_judge())
+            return await run_benchmark(tasks, agent, gateway, rollouts=options.rollouts, seeds=list(options.seeds),
+                                       out_dir=out_dir, concurrency=options.concurrency, resume=options.resume,
+                                       upstream=options.upstream, tasks_file=tasks_file, agent_name=options.agent,
+                                       progress=progress, judge=judge)
 
 
 @asynccontextmanager
-async def _endpoint_agent(endpoint: dict, turns: dict) -> AsyncIterator:
-    """The agent endpoint over ``--base-url`` (else the local SmolLM2, started here), as a benchmark agent."""
+async def _endpoint_agent(profile, endpoint: dict, turns: dict) -> AsyncIterator:
+    """The agent endpoint over ``--base-url`` (else the agent profile's endpoint, ``[models.agent]``, else the local
+    SmolLM2, started here), as a benchmark agent."""
     from bench.agents import LocalModel, OpenAIAgentConfig
-    from bench.agents.llm_config import ENV_PREFIX
 
     from .serving.endpoint_agent import EndpointAgent
 
     async with AsyncExitStack() as stack:
-        if "base_url" in endpoint or os.environ.get(ENV_PREFIX + "BASE_URL"):
-            config = OpenAIAgentConfig.from_env(**endpoint, **turns)
+        if "base_url" in endpoint or profile.configured:  # --base-url, else [models.agent]
+            config = OpenAIAgentConfig.from_profile(profile, **endpoint, **turns)
         else:
             local = await stack.enter_async_context(LocalModel())
             config = local.agent_config(**turns)
@@ -282,10 +269,13 @@ def _commit_coverage(gateway, bundle: str, out_dir: Path) -> None:
 
 
 def run_coverage(run_dir: Path) -> dict:
-    """Replay misses apart from model errors, from a run's files (written to ``coverage.json``)."""
+    """Replay misses apart from model errors, and the errors by kind, from a run's files (written to
+    ``coverage.json``)."""
+    from bench.report.errors import error_groups
     from bench.runner import REPLAY_STATS_FILE
 
-    misses = episodes_missing = errors = episodes = 0
+    misses = episodes_missing = errors = episodes = passed = 0
+    messages: list[str] = []
     path = run_dir / "episodes.jsonl"
     for text in (path.read_text(encoding="utf-8").splitlines() if path.is_file() else []):
         if not text.strip():
@@ -297,11 +287,16 @@ def run_coverage(run_dir: Path) -> dict:
         misses += missed
         episodes_missing += bool(missed)
         errors += bool(line.get("error"))
+        messages.append(line.get("error") or "")
+        passed += bool((line.get("scores") or {}).get("passed"))
     stats_path = run_dir / REPLAY_STATS_FILE
     stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
     coverage = {"episodes": episodes, "replay_misses": misses, "episodes_with_replay_miss": episodes_missing,
                 "model_errors": errors, "recorded_misses": stats.get("recorded", 0),
-                "distinct_missed_requests": len(stats.get("misses", {}))}
+                "distinct_missed_requests": len(stats.get("misses", {})), "passed": passed,
+                "wrong_answers": episodes - passed - errors,
+                "error_kinds": [{"kind": g.kind, "count": g.count, "example": g.example}
+                                for g in error_groups(messages)]}
     (run_dir / COVERAGE_FILE).write_text(json.dumps(coverage, indent=1) + "\n", encoding="utf-8")
     return coverage
 
@@ -310,14 +305,25 @@ def _print_coverage(run_dir: Path) -> None:
     c = json.loads((run_dir / COVERAGE_FILE).read_text(encoding="utf-8"))
     console.print(f"replay misses: {c['replay_misses']} call(s) in {c['episodes_with_replay_miss']} episode(s), "
                   f"{c['recorded_misses']} recorded; model errors: {c['model_errors']} episode(s)")
+    _print_error_kinds(c.get("error_kinds", []))
 
 
-def _judge():
-    """The LLM judge RESPONSE falls back to, when KOPA_JUDGE_ENABLED is set (off by default)."""
-    from bench.scoring.judge import JudgeConfig, LLMJudge
+def _print_error_kinds(kinds: list[dict]) -> None:
+    """One line per kind of episode error: count, kind and the first one's message."""
+    for kind in kinds:
+        console.print(f"  {kind['count']} × {escape(kind['kind'])}: e.g. {escape(kind['example'])}", soft_wrap=True)
 
-    config = JudgeConfig.from_env()
-    return LLMJudge(config) if config.enabled else None
+
+def _judge(settings: KopaSettings):
+    """The LLM judge RESPONSE falls back to: the judge profile (kopa.toml ``[models.judge]``,
+    ``KOPA_MODELS__JUDGE__*``); None when it has no base URL (the deterministic checks only).
+
+    Raises:
+        ValueError: a base URL without a model (the message names the setting).
+    """
+    from bench.scoring.judge import judge_from_profile
+
+    return judge_from_profile(settings.models.judge)
 
 
 def _print_summary(result) -> None:
@@ -341,6 +347,14 @@ def _print_summary(result) -> None:
                       f"({ci.confidence:.0%} CI)")
     console.print(f"{result.ran} episode(s) run, {result.skipped} resumed; "
                   f"{len(result.errors)} ended with an error → {result.out_dir}")
+    coverage = result.out_dir / COVERAGE_FILE
+    if coverage.is_file():  # run_agent writes it; it counts every episode of the directory, resumed ones too
+        c = json.loads(coverage.read_text(encoding="utf-8"))
+        if "passed" in c:
+            console.print(f"{c['episodes']} episode(s): {c['passed']} passed, {c['wrong_answers']} wrong or no "
+                          f"answer, {c['model_errors']} model error(s)"
+                          + (" — " + ", ".join(f"{k['kind']} {k['count']}" for k in c["error_kinds"])
+                             if c["error_kinds"] else ""))
 
 
 def _record(settings: KopaSettings, run_dir: Path) -> None:

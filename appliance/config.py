@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -20,6 +20,7 @@ from pydantic_settings import (
 )
 
 from mcp_gateway.limits import InputLimits
+from models.settings import ModelSettings, retired_variables
 from public_apis import PLATFORM_IDS
 from sandbox.versions import DEFAULT_SEED, WORLD_VERSIONS
 
@@ -110,6 +111,17 @@ class KopaSettings(BaseSettings):
     gateway: GatewaySettings = GatewaySettings()
     recorder: RecorderSettings = RecorderSettings()
     metadb: MetaDBSettings = MetaDBSettings()
+    models: ModelSettings = Field(default_factory=ModelSettings, description=(
+        "the model endpoints, one profile per role (agent, judge, proposer, writer): kopa.toml [models.judge], "
+        "or KOPA_MODELS__JUDGE__BASE_URL, _MODEL, _API_KEY, ...; a role without base_url runs its offline default"))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_retired_variables(cls, data: object) -> object:
+        # a variable of an earlier release would otherwise be dropped without a word
+        if found := retired_variables(os.environ):
+            raise ValueError("settings of an earlier release are set; rename them:\n  " + "\n  ".join(found))
+        return data
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,

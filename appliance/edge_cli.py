@@ -7,8 +7,9 @@
 
 A run is one DuckDB file (default ``<home>/edge/graphs/graph-<UTC time>.duckdb``); giving an existing file
 to ``build`` resumes it, and a file made with another seed, upstream, settings, tool set or binding proposer is
-refused. Bindings come from the chat endpoint in ``KOPA_EDGE__LLM_BASE_URL``/``_MODEL``/``_API_KEY`` when it is
-set (``edge.graph.llm_proposer``; its replies are cached beside the run file), else from the rule proposer.
+refused. Bindings come from the ``proposer`` model profile (``KOPA_MODELS__PROPOSER__BASE_URL``/``_MODEL``/``_API_KEY``
+or ``kopa.toml`` ``[models.proposer]``) when it has a base URL (``edge.graph.llm_proposer``; its replies are cached
+beside the run file), else from the rule proposer.
 """
 
 from __future__ import annotations
@@ -146,13 +147,12 @@ def build(
 
 
 def _proposer(run: Path) -> tuple[Any, dict[str, str]]:
-    """The LLM proposer when ``KOPA_EDGE__LLM_BASE_URL`` is set (replies cached beside the run), else the rule
+    """The LLM proposer when the ``proposer`` profile has a base URL (replies cached beside the run), else the rule
     one; and the identity the run records, so that a run is never resumed with another proposer."""
     from edge.graph.proposer import RuleProposer
-    from edge.graph.settings import LLMProposerSettings
 
-    llm = LLMProposerSettings.from_env()
-    if llm is None:
+    llm = KopaSettings().models.proposer
+    if not llm.configured:
         return RuleProposer(), {"kind": "rule"}
     from edge.graph.llm_proposer import LLMProposer
 

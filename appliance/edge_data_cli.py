@@ -13,8 +13,9 @@ of the ``edge-synth`` bundle in ``<home>/cassettes``; the items are pinned to it
 it strictly. By default it screens each item with the filter's rules as it makes it and fills Table 12's quotas
 with those that pass: ``kopa edge filter`` then keeps n items in that mix (the refused ones stay in
 ``items.jsonl``, so the funnel shows them).
-Queries come from ``KOPA_EDGE__WRITER_*``'s endpoint when it is set, else from the rule-based Korean realiser;
-the quality judge from ``KOPA_EDGE__JUDGE_*`` when set, else rule checks only.
+Queries come from the ``writer`` model profile's endpoint when it has a base URL (``KOPA_MODELS__WRITER__*``,
+``kopa.toml`` ``[models.writer]``), else from the rule-based Korean realiser; the quality judge from the ``judge``
+profile when set, else rule checks only.
 """
 
 from __future__ import annotations
@@ -81,14 +82,14 @@ def synth(
     from edge.filter.screen import Screen
     from edge.graph.store import GraphStore
     from edge.synth.build import RECORDED_AT, synthesize
-    from edge.synth.llm_writer import LLMWriter
+    from edge.synth.llm_writer import query_writer
 
     settings = KopaSettings()
     folder = out or _datasets_dir(settings) / f"{graph.stem}-s{seed}-n{n}"
     if (folder / "items.jsonl").exists():
         raise typer.BadParameter(f"{folder} already holds a synthesis run; give another --out")
     store = GraphStore.open(graph, read_only=True)
-    writer = LLMWriter.from_env()
+    writer = query_writer(settings.models.writer)
     gateway = open_recording_gateway(settings.home_dir, settings.cassettes_dir, SYNTH_BUNDLE,
                                      scale=settings.sandbox.scale, stamp=RECORDED_AT)
     explore = partial(open_sandbox_gateway, settings.home_dir, scale=settings.sandbox.scale)
@@ -132,7 +133,7 @@ def filter_(
     from edge.dataset.items_io import read_items, write_json, write_lines
     from edge.filter.contamination import ContaminationAudit, MiniLMEmbedder
     from edge.filter.funnel import run_funnel
-    from edge.filter.quality import QualityJudge, judge_settings_from_env
+    from edge.filter.quality import quality_judge
     from edge.synth.item import Rejection
     from edge.synth.validity import validity_problem
     from mcp_gateway.catalog import load_catalog
@@ -142,8 +143,7 @@ def filter_(
     if (folder / "kept.jsonl").exists():
         raise typer.BadParameter(f"{folder} is filtered already (kept.jsonl exists)")
     catalog = load_catalog()
-    judge_settings = judge_settings_from_env()
-    judge = QualityJudge(judge_settings) if judge_settings is not None else None
+    judge = quality_judge(settings.models.judge)
     audit = ContaminationAudit(load_tasks(DEFAULT_TASKS), embedder=MiniLMEmbedder.load() if embeddings else None,
                                catalog=catalog)
     gateway = _replay_gateway(settings, _one_bundle(items)) if items else None

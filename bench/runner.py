@@ -39,6 +39,7 @@ from typing import Any
 
 from bench.agents.base import Agent
 from bench.episode import DEFAULT_EPISODE_TIMEOUT_S, EpisodeOutcome, run_episode
+from bench.options import UPSTREAMS  # replay is the benchmark; the other two must be asked for
 from bench.scoring.judge import LLMJudge
 from bench.stats import EpisodeResult, Summary, summarize
 from bench.task import Task
@@ -53,7 +54,6 @@ __all__ = ["EPISODES_FILE", "RUN_FILE", "UPSTREAMS", "EpisodeKey", "Progress", "
 EPISODES_FILE = "episodes.jsonl"
 RUN_FILE = "run.json"
 REPLAY_STATS_FILE = "replay-stats.json"
-UPSTREAMS = ("replay", "sandbox", "live")  # replay is the benchmark; the other two must be asked for
 _MAX_TASK_IDS_SHOWN = 3
 
 EpisodeKey = tuple[str, int, int]  # (task_id, seed, rollout)
@@ -179,7 +179,7 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
         tasks_file=str(tasks_file) if tasks_file is not None else None,
         tasks_sha256=hashlib.sha256(Path(tasks_file).read_bytes()).hexdigest() if tasks_file is not None else None,
         n_tasks=len(tasks), upstream_source=gateway.describe_upstream(),
-        judge=judge.config.model if judge is not None and judge.config.enabled else None)
+        judge=judge.model if judge is not None and judge.enabled else None)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     episodes_path, run_path = out_dir / EPISODES_FILE, out_dir / RUN_FILE

@@ -26,8 +26,9 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from appliance.serving import ModelServer, plan_model_server  # noqa: E402
 from benchmarks.server_process import REPO, server_process  # noqa: E402
+from models.plan import plan_model_server  # noqa: E402
+from models.server import ModelServer  # noqa: E402
 
 PROMPTS = ["What is the capital of France?", "Name three colours.", "서울은 어느 나라의 수도인가요?",
            "Write one sentence about rivers.", "What is 12 plus 30?", "Say hello in Korean.",

@@ -32,8 +32,10 @@ import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from appliance.serving import ModelServer, ModelServerError, plan_model_server  # noqa: E402
 from benchmarks.agent_endpoint_overhead import measure_overhead  # noqa: E402
+from models.errors import ModelServerError  # noqa: E402
+from models.plan import plan_model_server  # noqa: E402
+from models.server import ModelServer  # noqa: E402
 
 PROMPTS = ["서울 지하철 2호선의 역은 몇 개인가요? 한 문단으로 설명해 주세요.",
            "Explain in one paragraph how a cassette replay makes a benchmark reproducible.",

@@ -1,12 +1,13 @@
-"""vLLM's own ``qwen3_coder`` parser beside the fallback parser, on the same model replies: do they read the same calls?
+"""vLLM's own ``qwen3_coder`` parser beside ours, on the same model replies: do they read the same calls?
 
     python benchmarks/vllm_parser_parity.py [--tokenizer PATH]
 
-The agent endpoint reads tool calls left in a model's text with vLLM's parser class when ``vllm`` is importable
-and the served model's tokenizer is given, else with ``FallbackQwen3CoderParser`` (``appliance/serving/
-tool_calls.py``). The test suite checks the fallback; this script checks, where vLLM is installed, that the
-vLLM path loads and reads every well-formed reply of ``CASES`` exactly as the fallback does (same calls, same
-argument types, same text before the calls), and shows what each makes of the malformed ones.
+The bench agents, the agent endpoint and the training rollouts read tool calls written in a model's text with
+``models.toolcalls`` (one reader per wire format, one value-typing rule). This script checks, where vLLM is
+installed, that vLLM's parser class (``models.toolcalls.VllmQwen3CoderParser``) loads and reads every well-formed
+reply of ``CASES`` exactly as our qwen3_coder reader does (same calls, same argument types, same text before the
+calls), and shows what each makes of the malformed ones. ``tests/models/test_parity.py`` runs the same
+comparison on the reply table where vLLM imports.
 
 vLLM's parsers import on CPU; no GPU is needed. Without the ``[vllm]`` extra, a venv with
 ``pip install --no-deps vllm==0.33.0`` plus the parser modules' imports (``reference/python-stack.md`` lists
@@ -27,10 +28,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from appliance.serving.tool_calls import (  # noqa: E402 - the repo root is put on the path above
-    FallbackQwen3CoderParser,
-    ParsedTurn,
+from models.toolcalls import (  # noqa: E402 - the repo root is put on the path above
+    AssistantTurn,
     VllmQwen3CoderParser,
+    choose_parser,
     vllm_importable,
 )
 
@@ -46,7 +47,8 @@ def _call(name: str, **params: str) -> str:
     return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
 
 
-# (case, reply text, well-formed?): well-formed replies must be read alike by both parsers
+# (case, reply text, well-formed?): well-formed replies must be read alike by both parsers (for the replies where
+# vLLM's typing differs from our rule, see the reasons listed in tests/models/test_parity.py)
 CASES: list[tuple[str, str, bool]] = [
     ("answer only", "ANSWER: {0228}", True),
     ("one call, a string", _call("list_things", NAME="서울 역"), True),
@@ -69,7 +71,7 @@ CASES: list[tuple[str, str, bool]] = [
 ]
 
 
-def describe(turn: ParsedTurn) -> str:
+def describe(turn: AssistantTurn) -> str:
     calls = "; ".join(f"{c.name}({c.arguments})" for c in turn.calls) or "no call"
     return calls + (f" [+{len(turn.problems)} problem(s)]" if turn.problems else "")
 
@@ -101,13 +103,13 @@ def main() -> int:
         tokenizer = AutoTokenizer.from_pretrained(args.tokenizer)
     else:
         tokenizer = stand_in_tokenizer()
-    vllm_parser, fallback = VllmQwen3CoderParser(tokenizer), FallbackQwen3CoderParser()
+    vllm_parser, reader = VllmQwen3CoderParser(tokenizer), choose_parser("qwen3_coder")
     print(f"vLLM parser class {vllm_parser._class.__module__}.{vllm_parser._class.__name__} "
           f"loaded in {time.monotonic() - started:.1f} s\n")
     disagreements = 0
-    print(f"{'case':<24} {'form':<10} {'agree':<6} vLLM / fallback")
+    print(f"{'case':<24} {'form':<10} {'agree':<6} vLLM / ours")
     for case, text, well_formed in CASES:
-        ours, theirs = fallback.parse(text, TOOLS), vllm_parser.parse(text, TOOLS)
+        ours, theirs = reader.parse(text, TOOLS), vllm_parser.parse(text, TOOLS)
         same = (ours.calls, ours.content) == (theirs.calls, theirs.content)
         if well_formed and not same:
             disagreements += 1

@@ -1,6 +1,6 @@
 """A real chat-completions HTTP server on loopback for tests of our OpenAI-compatible clients.
 
-    server, base_url = serve_chat(respond)     # respond(body, headers) -> (status, payload); payload str or JSON
+    server, base_url = serve_chat(respond)     # respond(body, headers) -> (status, payload[, reply headers])
     ...
     stop(server)
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Respond = Callable[[dict[str, Any], dict[str, str]], tuple[int, Any]]
+Respond = Callable[[dict[str, Any], dict[str, str]], tuple[Any, ...]]  # (status, str or JSON[, headers])
 
 
 def serve_chat(respond: Respond) -> tuple[ThreadingHTTPServer, str]:
@@ -23,10 +23,13 @@ def serve_chat(respond: Respond) -> tuple[ThreadingHTTPServer, str]:
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             assert self.path == "/v1/chat/completions", self.path
-            status, payload = respond(body, dict(self.headers))
+            # header names are case-insensitive: respond sees them as Title-Case whatever the client sent
+            status, payload, *more = respond(body, {k.title(): v for k, v in self.headers.items()})
             data = (payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)).encode()
             try:
                 self.send_response(status)
+                for name, value in (more[0] if more else {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

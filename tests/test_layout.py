@@ -1,6 +1,7 @@
-"""The layout's promises: dependencies point one way between the top-level packages, and no module
-imports itself back through others (DESIGN.md, "Layout"). Read from the source with ``ast``, so a
-cycle or a wrong-way import fails here before it bites at import time."""
+"""The layout's promises: dependencies point one way between the top-level packages, no module
+imports itself back through others, and packages talk through each other's public names, not their
+internals (DESIGN.md, "Layout"). Read from the source with ``ast``, so a cycle, a wrong-way import or
+a reach into another package's ``_private`` name fails here before it bites at import time."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ ALLOWED: dict[str, set[str]] = {
     "sandbox": {"public_apis"},
     "recorder": {"public_apis"},
     "mcp_gateway": {"recorder", "public_apis"},
-    "bench": {"mcp_gateway", "recorder", "public_apis", "sandbox"},
-    "edge": {"bench", "mcp_gateway", "recorder", "public_apis"},
-    "train": {"bench", "edge", "mcp_gateway", "recorder", "public_apis"},
+    # talking to models: settings, the endpoint client, the model-server manager, the tool-call readers
+    "models": {"mcp_gateway"},
+    "bench": {"models", "mcp_gateway", "recorder", "public_apis", "sandbox"},
+    "edge": {"bench", "models", "mcp_gateway", "recorder", "public_apis"},
+    "train": {"bench", "edge", "models", "mcp_gateway", "recorder", "public_apis"},
     # appliance imports tui only inside `kopa tui` (lazily: the CLI starts fast); tui reads through appliance's APIs
-    "appliance": {"bench", "edge", "train", "mcp_gateway", "recorder", "public_apis", "sandbox", "tui"},
-    "tui": {"appliance", "bench", "edge", "train", "mcp_gateway", "recorder", "public_apis", "sandbox"},
+    "appliance": {"bench", "edge", "train", "models", "mcp_gateway", "recorder", "public_apis", "sandbox", "tui"},
+    "tui": {"appliance", "bench", "edge", "train", "models", "mcp_gateway", "recorder", "public_apis", "sandbox"},
 }
 
 
@@ -136,3 +139,61 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_import_cycles():
     assert _cycles(GRAPH) == []
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _private_imports(module: str, path: Path, tree: ast.AST) -> list[tuple[int, str]]:
+    """``module``'s imports of a ``_private`` name or module of another of our top-level packages, as (line, what):
+    ``from X import _name``, ``from X._y import name`` or ``import X._y`` — anywhere in the file, in functions and
+    under ``TYPE_CHECKING`` too (a type-only reach into internals still couples the two)."""
+    top = module.split(".")[0]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names
+                      if a.name.split(".")[0] in ALLOWED.keys() - {top} and any(map(_private, a.name.split(".")))]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                base = ".".join(anchor[: len(anchor) - (node.level - 1)] + ([base] if base else []))
+            if base.split(".")[0] in ALLOWED.keys() - {top}:
+                found += [(node.lineno, f"{a.name} from {base}") for a in node.names
+                          if any(map(_private, base.split("."))) or _private(a.name)]
+    return sorted(found)
+
+
+def _all_private_imports(modules: dict[str, Path]) -> list[str]:
+    return [f"{module}:{line} imports {what}" for module, path in sorted(modules.items())
+            for line, what in _private_imports(module, path, ast.parse(path.read_text(encoding="utf-8")))]
+
+
+def test_the_private_import_finder_finds_them(tmp_path):
+    (tmp_path / "edge").mkdir()
+    source = tmp_path / "edge" / "answer.py"
+    source.write_text(
+        "from bench.taskset.draft import Draft, _number_text\n"          # a private name
+        "from bench.taskset import (\n    Draft,\n    _catalog_ids,\n)\n"  # across lines
+        "import bench._internal.thing\n"                                   # a private module
+        "from bench._internal import helper\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from bench.task import _Hidden\n"
+        "def later():\n    from mcp_gateway.catalog import _index\n"      # inside a function
+        "from bench.task import __version__, Task\n"                       # dunders and public names are fine
+        "from edge.graph import _ours\n"                                   # its own package's internals are fine
+        "from ._sibling import _x\n"                                       # so are relative ones
+        "from _thread import _local\n",                                    # not ours
+        encoding="utf-8")
+    hits = _all_private_imports({"edge.answer": source})
+    assert [h.partition(" imports ")[2] for h in hits] == [
+        "_number_text from bench.taskset.draft", "_catalog_ids from bench.taskset", "bench._internal.thing",
+        "helper from bench._internal", "_Hidden from bench.task", "_index from mcp_gateway.catalog"]
+    assert hits[0].startswith("edge.answer:1 ") and hits[1].startswith("edge.answer:2 ")
+
+
+def test_no_module_imports_another_packages_private_names():
+    assert _all_private_imports(MODULES) == []

@@ -11,9 +11,11 @@ Per rollout: the row's task is looked up, a strict-replay bench gateway on the t
 worker process and bundle, shared by all rollouts: each runs in its own gateway session), and
 ``train.episode.run_rollout`` plays the episode. The policy it drives keeps verl's token bookkeeping as
 ``ToolAgentLoop`` does (Continuous Token: the initial prompt with the tools rendered by the chat template, the
-generated tokens with mask 1, the tool messages merged in with mask 0), decodes each generation and parses it
-with the qwen3_coder rules (``train.toolcalls``). The turn limit is ``multi_turn.max_assistant_turns`` (15); the
-calls run per turn are at least the task's parallel width (``multi_turn.max_parallel_calls`` raises it). When
+generated tokens with mask 1, the tool messages merged in with mask 0), decodes each generation and reads it with
+``read_generation`` (``models.toolcalls.read_text``: the reader and typing rule of the bench and the agent endpoint;
+a call it cannot read is answered to the model, as ``train.episode`` says). The turn limit is
+``multi_turn.max_assistant_turns`` (15); the calls run per turn are at least the task's parallel width
+(``multi_turn.max_parallel_calls`` raises it). When
 the response budget (``rollout.response_length``) is spent the last generation is the final message, its calls
 not run, as in ``ToolAgentLoop``.
 
@@ -26,7 +28,9 @@ This module imports verl (and so torch and ray); ``train.episode`` is the part t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,12 +38,13 @@ from uuid import uuid4
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 
+from models.toolcalls import AssistantTurn, read_text
+
 from .episode import PolicyStop, RolloutLimits, run_rollout
 from .reward import RECORD_KEY
 from .tasks import TaskIndex, decode_json
-from .toolcalls import AssistantTurn, parse_assistant
 
-__all__ = ["KopaToolAgentLoop", "close_gateways"]
+__all__ = ["KopaToolAgentLoop", "close_gateways", "read_generation"]
 
 _GATEWAYS: dict[tuple[str, str, int], Any] = {}
 _INDEXES: dict[tuple[str, ...], TaskIndex] = {}
@@ -58,6 +63,20 @@ async def _gateway(bundle: str, cassettes: Path, home: Path | None) -> Any:
             _GATEWAYS[key] = open_gateway(upstream="replay", mode="replay", profile="bench", bundle=bundle,
                                           cassettes=cassettes, home=home)
         return _GATEWAYS[key]
+
+
+def read_generation(text: str, tools: Sequence[Mapping[str, Any]], special_tokens: Sequence[str] = ()) -> AssistantTurn:
+    """One decoded generation read as the assistant message (``models.toolcalls.read_text``), the tokenizer's special
+    tokens removed first (an end-of-turn token after an unclosed last call would read as stray text)."""
+    kept = [t for t in special_tokens if t not in ("<tool_call>", "</tool_call>")]
+    turn = read_text(_clean(text, kept), tools)
+    return dataclasses.replace(turn, content=turn.content.strip(), raw=text)
+
+
+def _clean(text: str, special_tokens: Sequence[str]) -> str:
+    for token in special_tokens:
+        text = text.replace(token, "")
+    return text.strip()
 
 
 async def close_gateways() -> None:
@@ -174,11 +193,5 @@ class KopaToolAgentLoop(AgentLoopBase):
         text = self.tokenizer.decode(output.token_ids, skip_special_tokens=False)
         if len(tokens.response_mask) >= self.response_length:  # budget spent: this is the final message
             tokens.budget_spent = True
-            return AssistantTurn(content=self._clean(text), raw=text)
-        turn = parse_assistant(text, tools)
-        return AssistantTurn(content=self._clean(turn.content), calls=turn.calls, raw=text)
-
-    def _clean(self, text: str) -> str:
-        for token in self.special_tokens:
-            text = text.replace(token, "")
-        return text.strip()
+            return AssistantTurn(content=_clean(text, self.special_tokens), raw=text)
+        return read_generation(text, tools, self.special_tokens)

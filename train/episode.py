@@ -6,8 +6,9 @@
     rollout.record                                              # what train.reward scores (plain JSON)
 
 A **policy** maps the conversation so far (OpenAI chat messages) and the tools (OpenAI ``tools`` entries) to the
-next assistant message: its raw text in the qwen3_coder format (parsed with ``train.toolcalls``), or an
-``AssistantTurn`` already parsed. In training the policy is the model behind verl's rollout server
+next assistant message: its raw text, with its calls in ``<tool_call>`` blocks (qwen3_coder XML or hermes JSON, read
+by ``models.toolcalls.read_text``: the reader the bench agents and the agent endpoint use), or an ``AssistantTurn``
+already read. In training the policy is the model behind verl's rollout server
 (``train.agent_loop``); on the CPU it is a script (``train.policies``). Everything else is the bench's:
 
 * ``bench.episode.run_episode`` opens a fresh session (its own id, so the n rollouts of a GRPO group run side by
@@ -20,6 +21,8 @@ next assistant message: its raw text in the qwen3_coder format (parsed with ``tr
 * the calls of one assistant turn run at once (``asyncio.gather``), at most ``max_parallel_calls`` of them
   (by default the task's widest golden step, at least ``MIN_PARALLEL_CALLS``); calls past that are answered
   with a tool message saying they were not run, and are not tool calls of the episode.
+* a call that cannot be read is answered as the bench's OpenAI agent answers it: an ``invalid_tool_call`` tool
+  call in the assistant message, not run, whose tool message tells the policy what was wrong; the turn goes on.
 
 Whatever the policy does, the rollout ends scored, never with an exception: a replay miss is a tool error the
 policy sees (``replay_miss``) and ACTION counts; a policy that raises (``PolicyStop``: its token budget is
@@ -40,8 +43,8 @@ from bench.agents.base import EpisodeContext
 from bench.agents.openai_agent import cap_tool_response
 from bench.episode import DEFAULT_EPISODE_TIMEOUT_S, DEFAULT_TOOL_TIMEOUT_S, EpisodeOutcome, run_episode
 from bench.task import Task
-
-from .toolcalls import AssistantTurn, ToolCall, parse_assistant
+from mcp_gateway.runtime import Outcome, ToolResult
+from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCall, read_text
 
 __all__ = ["MIN_PARALLEL_CALLS", "Policy", "PolicyAgent", "PolicyStop", "Rollout", "RolloutLimits",
            "episode_record", "parallel_width", "run_rollout"]
@@ -49,7 +52,7 @@ __all__ = ["MIN_PARALLEL_CALLS", "Policy", "PolicyAgent", "PolicyStop", "Rollout
 MIN_PARALLEL_CALLS = 8  # a model may fan out wider than the golden trajectory; verl's default (1) would drop calls
 
 Policy = Callable[[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]], Awaitable["str | AssistantTurn"]]
-"""``await policy(messages, tools)`` -> the next assistant message (qwen3_coder text, or parsed)."""
+"""``await policy(messages, tools)`` -> the next assistant message (text with ``<tool_call>`` blocks, or read)."""
 
 
 class PolicyStop(RuntimeError):
@@ -95,35 +98,41 @@ class PolicyAgent:
         tools = [tool.as_openai() for tool in context.tools]
         for turn_no in range(self.limits.max_assistant_turns):
             reply = await self.policy(list(self.messages), tools)
-            turn = reply if isinstance(reply, AssistantTurn) else parse_assistant(str(reply), tools)
+            turn = reply if isinstance(reply, AssistantTurn) else read_text(str(reply), tools)
             self.turns += 1
-            ids = [f"call_{turn_no}_{i}" for i in range(len(turn.calls))]
+            ids = [f"call_{turn_no}_{i}" for i in range(len(turn.calls) + len(turn.problems))]
             self.messages.append(_assistant_message(turn, ids))
-            if not turn.calls:
+            if not turn.calls and not turn.problems:
                 return turn.content if turn.content.strip() else None
             run_now = turn.calls[:self.max_parallel_calls]
             results = await asyncio.gather(*(context.call(c.name, c.arguments) for c in run_now))
             for call_id, call, result in zip(ids, run_now, results):
                 content = result.structured()
-                if not isinstance(call.arguments, Mapping):
-                    content["arguments_error"] = "the arguments were not one JSON object of parameter values"
+                if call.problem or not isinstance(call.arguments, Mapping):
+                    content["arguments_error"] = call.problem or ("the arguments were not one JSON object of "
+                                                                  "parameter values")
                 self.messages.append({"role": "tool", "tool_call_id": call_id,
                                       "content": cap_tool_response(content, self.limits.max_tool_tokens)})
             for call_id, call in zip(ids[len(run_now):], turn.calls[len(run_now):]):
                 self.messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(
                     {"outcome": "not_run", "message": f"{call.name}: not run; at most {self.max_parallel_calls} "
                                                       "tool calls are run per turn"}, ensure_ascii=False)})
+            for call_id, problem in zip(ids[len(turn.calls):], turn.problems):  # unreadable: not run, the policy told
+                refused = ToolResult(tool=INVALID_CALL, outcome=Outcome.SCHEMA_MISMATCH, message=problem)
+                self.messages.append({"role": "tool", "tool_call_id": call_id, "content": cap_tool_response(
+                    refused.structured(), self.limits.max_tool_tokens)})
         self.stopped = f"no final answer within {self.limits.max_assistant_turns} assistant turns"
         raise PolicyStop(self.stopped)
 
 
 def _assistant_message(turn: AssistantTurn, ids: Sequence[str]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.content}
-    if turn.calls:
+    if turn.calls or turn.problems:
         # arguments as an object: chat templates iterate over them; unparsable ones render as {}
-        message["tool_calls"] = [{"id": call_id, "type": "function", "function": {
-            "name": call.name, "arguments": dict(call.arguments) if isinstance(call.arguments, Mapping) else {}}}
-            for call_id, call in zip(ids, turn.calls)]
+        named = [(c.name, dict(c.arguments) if isinstance(c.arguments, Mapping) else {}) for c in turn.calls]
+        named += [(INVALID_CALL, {})] * len(turn.problems)
+        message["tool_calls"] = [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+                                 for call_id, (name, args) in zip(ids, named)]
     return message
 
 

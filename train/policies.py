@@ -3,7 +3,7 @@
     rollout = await run_rollout(task, GoldenPolicy(task), gateway)     # must pass, as the bench oracle does
 
 ``GoldenPolicy`` plays the task's golden trajectory one step per assistant turn, the calls of a step together,
-written as qwen3_coder text (``train.toolcalls.render_assistant``) so that the parser is part of what runs.
+written as qwen3_coder text (``models.toolcalls.render_assistant``) so that the reader is part of what runs.
 Like a model it reads the values it needs (API key tokens, the date) from the ``<RUNTIME_CONTEXT>`` block of the
 system prompt, and then answers as the bench oracle does (``bench.agents.oracle.format_answer``).
 """
@@ -17,8 +17,7 @@ from typing import Any
 from bench.agents.base import resolve_placeholders
 from bench.agents.oracle import format_answer, golden_steps
 from bench.task import Task
-
-from .toolcalls import ToolCall, render_assistant
+from models.toolcalls import ToolCall, render_assistant
 
 __all__ = ["GoldenPolicy", "ScriptedPolicy", "runtime_context_from_prompt"]
 

@@ -1,25 +1,25 @@
-"""Serving the tuned agent: the model server (vLLM or llama.cpp) and the agent endpoint in front of it.
+"""Serving the tuned agent: the agent endpoint in front of a model server (``models.server``: vLLM or llama.cpp).
 
-    from appliance.serving import ModelServer, plan_model_server, create_agent_app, GatewayExecutor
+    from appliance.serving import create_agent_app, GatewayExecutor
+    from models.plan import plan_model_server
+    from models.server import ModelServer
     with ModelServer(plan_model_server(None)) as server:          # the packaged SmolLM2 on llama.cpp
-        app = create_agent_app(OpenAIAgentConfig(base_url=server.base_url, model=server.plan.served_name),
+        app = create_agent_app(OpenAIAgentConfig(base_url=server.base_url, model=server.plan.served_name,
+                                                 **server.agent_settings()),
                                GatewayExecutor(gateway.runtime), tokens={"s3cret"})
 
-Modules: ``model_server`` (process management), ``agent_endpoint`` (the Starlette app and the server-side
-tool loop), ``executors`` (who runs the calls), ``tool_calls`` (qwen3_coder XML: vLLM's parser or ours),
-``service`` (an app on a loopback port in the running loop), ``endpoint_agent`` (`kopa bench run --agent endpoint`).
+Modules: ``agent_endpoint`` (the Starlette app and the server-side tool loop; tool calls are read with
+``models.toolcalls``), ``executors`` (who runs the calls), ``service`` (an app on a loopback port in the running
+loop), ``endpoint_agent`` (`kopa bench run --agent endpoint`).
 """
 
 from importlib import import_module
 from typing import Any
 
-# Names are imported on first use, so that ``appliance.serving.tool_calls`` alone (the parsers) loads without the
-# web stack: the vLLM parser check runs where only vLLM and this package's parsers are installed.
+# Names are imported on first use: the web stack loads only when a name that needs it is asked for.
 _HOMES = {
     "agent_endpoint": ("AGENT_MODEL", "EXTENSION_FIELD", "create_agent_app", "run_agent"),
     "executors": ("EpisodeExecutor", "GatewayExecutor", "RequestError", "ToolExecutor"),
-    "model_server": ("ModelServer", "ModelServerError", "ServerPlan", "plan_model_server"),
-    "tool_calls": ("FallbackQwen3CoderParser", "ParsedCall", "ParsedTurn", "choose_parser"),
 }
 _MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -31,9 +31,8 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -47,47 +46,42 @@ from bench.agents.openai_agent import EndpointError, OpenAIAgent, ToolCallReques
 from mcp_gateway.runtime import Outcome, ToolResult
 from mcp_gateway.server import StaticTokenVerifier
 from mcp_gateway.text import scrub_surrogates
+from models.toolcalls import ToolCallParser, choose_parser
 
 from .executors import RequestError, ToolExecutor
-from .tool_calls import ToolCallParser, choose_parser
+
+if TYPE_CHECKING:
+    from models.client import ChatClient
 
 __all__ = ["AGENT_MODEL", "EXTENSION_FIELD", "AgentRun", "create_agent_app", "run_agent"]
 
 AGENT_MODEL = "kopa-agent"
 EXTENSION_FIELD = "kopa"
 DEFAULT_MAX_CALLS = 30
-INVALID_CALL = "invalid_tool_call"
 STREAM_PIECE = 16  # characters per content delta when an answer is streamed
 KEEPALIVE_S = 10.0  # an SSE comment while the loop runs, so proxies keep a slow stream open
 
 
 class _EndpointLoop(OpenAIAgent):
-    """The benchmark's tool loop, reading calls a model wrote as qwen3_coder XML text too."""
+    """The benchmark's tool loop, its unreadable calls recorded as trajectory steps."""
 
     def __init__(self, config: OpenAIAgentConfig, parser: ToolCallParser, trajectory: list[dict[str, Any]]):
         super().__init__(config)
         self.parser, self.trajectory = parser, trajectory
 
-    def tool_calls(self, message: dict[str, Any], turn: int, tools: list[dict[str, Any]]) -> list[ToolCallRequest]:
+    def tool_calls(self, message: dict[str, Any], turn: int, tools: list[dict[str, Any]], *,
+                   reader: ToolCallParser | None = None) -> list[ToolCallRequest]:
         if self.config.tool_choice not in ("auto", "none"):
             # a forced tool (a named function, "required") holds for the first turn only: forced on every turn,
             # the loop could never end with an answer
             self.config = self.config.model_copy(update={"tool_choice": "auto"})
-        calls = super().tool_calls(message, turn, tools)
-        content = message.get("content")
-        if calls or not isinstance(content, str) or ("<tool_call>" not in content and "<function=" not in content):
-            return calls
-        parsed = self.parser.parse(content, tools)
-        message["content"] = parsed.content  # the calls leave the text; they go on as structured tool_calls
-        out = [ToolCallRequest(id=f"call_{turn}_{i}", name=c.name, raw_arguments=c.arguments)
-               for i, c in enumerate(parsed.calls)]
-        for problem in parsed.problems:
-            call_id = f"call_{turn}_{len(out)}"
-            # a name chat templates can render: the model sees its unreadable call answered with the reason
-            out.append(ToolCallRequest(id=call_id, name=INVALID_CALL, raw_arguments={}, problem=problem))
-            self.trajectory.append({"turn": turn, "call_id": call_id, "tool": None, "arguments": None,
-                                    "outcome": "malformed_tool_call", "message": problem})
-        return out
+        # the bench agent's own reading (structured calls, else the calls in the text), with the endpoint's reader
+        calls = super().tool_calls(message, turn, tools, reader=reader or self.parser)
+        for call in calls:
+            if call.problem is not None:  # unreadable: an error step of the trajectory, and the model is told
+                self.trajectory.append({"turn": turn, "call_id": call.id, "tool": None, "arguments": None,
+                                        "outcome": "malformed_tool_call", "message": call.problem})
+        return calls
 
 
 class AgentRun:
@@ -141,7 +135,7 @@ def _request_config(base: OpenAIAgentConfig, body: Mapping[str, Any], kopa: Mapp
 
 async def run_agent(body: Mapping[str, Any], *, model: OpenAIAgentConfig, executor: ToolExecutor,
                     parser: ToolCallParser, max_calls: int = DEFAULT_MAX_CALLS,
-                    client: httpx.AsyncClient | None = None) -> tuple[str | None, dict[str, Any], dict[str, int]]:
+                    client: ChatClient | None = None) -> tuple[str | None, dict[str, Any], dict[str, int]]:
     """Run the tool loop for one chat request: (answer or None, the ``kopa`` extension, token usage).
 
     ``client``: the endpoint's long-lived client to the model server (None: one for this request).
@@ -242,11 +236,10 @@ def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens
         async with contextlib.AsyncExitStack() as stack:
             for resource in resources:
                 await stack.enter_async_context(resource)
-            key = model.api_key.get_secret_value()
+            from models.client import ChatClient
+
             # one client to the model server for the app's life: its connections are reused across requests
-            app.state.model_client = await stack.enter_async_context(
-                httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"} if key else {},
-                                  limits=httpx.Limits(max_connections=None, max_keepalive_connections=64)))
+            app.state.model_client = await stack.enter_async_context(ChatClient(model.endpoint(), role="agent"))
             yield
 
     def guarded(handler: Any) -> Any:

@@ -16,11 +16,12 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-
 from bench.agents.base import EpisodeContext
 from bench.agents.llm_config import OpenAIAgentConfig
 from bench.agents.openai_agent import EndpointError, TurnLimitReached, request_seed
+from models.client import ChatClient
+from models.errors import EndpointError as ModelEndpointError
+from models.settings import EndpointProfile
 
 from .agent_endpoint import EXTENSION_FIELD, create_agent_app
 from .executors import EpisodeExecutor
@@ -35,8 +36,11 @@ class EndpointAgent:
     name = "endpoint"
 
     def __init__(self, url: str, token: str, executor: EpisodeExecutor, model: OpenAIAgentConfig) -> None:
-        self.url, self.executor, self.model = f"{url.rstrip('/')}/v1/chat/completions", executor, model
-        self._token = token
+        self.executor, self.model = executor, model
+        # never re-sent: a second request would run the episode's tool calls again
+        self.client = ChatClient(EndpointProfile(base_url=f"{url.rstrip('/')}/v1", model="kopa-agent", api_key=token,
+                                                 timeout_s=model.episode_timeout_s + 30, max_retries=0, seed=None),
+                                 role="agent endpoint")
 
     @classmethod
     @contextlib.asynccontextmanager
@@ -46,25 +50,23 @@ class EndpointAgent:
         token = secrets.token_urlsafe(16)  # this run's only client is this agent
         app = create_agent_app(model, executor, tokens={token}, **app_options)
         async with serve_app(app) as origin:
-            yield cls(origin, token, executor, model)
+            agent = cls(origin, token, executor, model)
+            async with agent.client:
+                yield agent
 
     async def run(self, context: EpisodeContext) -> str | None:
         session = self.executor.register(context.call)
-        body = {"model": "kopa-agent", "seed": request_seed(context.seed, context.rollout),
-                "messages": [{"role": "system", "content": context.system_prompt},
-                             {"role": "user", "content": context.query}],
-                "tools": [tool.as_openai() for tool in context.tools],
-                EXTENSION_FIELD: {"session": session, "max_calls": 10**6}}  # the harness enforces its own limits
+        messages = [{"role": "system", "content": context.system_prompt}, {"role": "user", "content": context.query}]
         try:
-            async with httpx.AsyncClient(headers={"Authorization": f"Bearer {self._token}"}) as client:
-                response = await client.post(self.url, json=body, timeout=self.model.episode_timeout_s + 30)
-        except httpx.HTTPError as exc:
-            raise EndpointError(f"{self.url}: {type(exc).__name__}: {exc}") from None
+            reply = await self.client.complete(
+                messages, tools=[tool.as_openai() for tool in context.tools],
+                seed=request_seed(context.seed, context.rollout),
+                extra_body={EXTENSION_FIELD: {"session": session, "max_calls": 10**6}})  # the harness has its limits
+        except ModelEndpointError as exc:
+            raise EndpointError(str(exc)) from None
         finally:
             self.executor.unregister(session)
-        if response.status_code != 200:
-            raise EndpointError(f"{self.url} answered HTTP {response.status_code}: {response.text[:500]}")
-        message = response.json()["choices"][0]["message"]
+        message = reply.message
         extension = message.get(EXTENSION_FIELD) or {}
         for turn in extension.get("turns", []):
             context.note_turn(turn)

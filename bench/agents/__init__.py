@@ -2,56 +2,41 @@
 
     from bench.agents import make_agent
     agent = make_agent("first-page")
+
+``AGENTS`` (``bench.agents.registry``) names every agent a run can use and what it is: a deterministic
+baseline, a model behind an endpoint (the ``[models.agent]`` profile) or one that owns a model server for
+the whole run (``async with open_agent("local") as agent:``).
 """
 
-from __future__ import annotations
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from collections.abc import Callable
-from typing import Any
+from .registry import AGENTS, AgentEntry, AgentKind, agent_names, make_agent, open_agent
 
-from .base import Agent, CallTool, EpisodeContext, ToolInfo, placeholder_names, resolve_placeholders
-from .first_page import FirstPageAgent
-from .llm_config import OpenAIAgentConfig
-from .local import LocalAgent, LocalModel
-from .openai_agent import OpenAIAgent
-from .oracle import OracleAgent, format_answer
+if TYPE_CHECKING:
+    from .base import Agent, CallTool, EpisodeContext, ToolInfo, placeholder_names, resolve_placeholders
+    from .first_page import FirstPageAgent
+    from .llm_config import OpenAIAgentConfig
+    from .local import LocalAgent, LocalModel
+    from .openai_agent import OpenAIAgent
+    from .oracle import OracleAgent, format_answer
 
-__all__ = [
-    "AGENTS",
-    "Agent",
-    "CallTool",
-    "EpisodeContext",
-    "FirstPageAgent",
-    "LocalAgent",
-    "LocalModel",
-    "OpenAIAgent",
-    "OpenAIAgentConfig",
-    "OracleAgent",
-    "ToolInfo",
-    "format_answer",
-    "make_agent",
-    "placeholder_names",
-    "resolve_placeholders",
-]
-
-# `openai` reads its endpoint from KOPA_AGENT_* variables. `local` is not here: it owns a model
-# server, so it is used as `async with LocalAgent() as agent:` around a whole run.
-AGENTS: dict[str, Callable[..., Agent]] = {
-    "oracle": OracleAgent, "first-page": FirstPageAgent,
-    "openai": lambda **overrides: OpenAIAgent(OpenAIAgentConfig.from_env(**overrides)),
+# The agents themselves are imported on first use: `kopa` reads the registry at start-up (its --agent help), and the
+# model agents pull in the openai SDK.
+_HOMES = {
+    "base": ("Agent", "CallTool", "EpisodeContext", "ToolInfo", "placeholder_names", "resolve_placeholders"),
+    "first_page": ("FirstPageAgent",),
+    "llm_config": ("OpenAIAgentConfig",),
+    "local": ("LocalAgent", "LocalModel"),
+    "openai_agent": ("OpenAIAgent",),
+    "oracle": ("OracleAgent", "format_answer"),
 }
-MODEL_AGENTS = frozenset({"openai"})  # those that take model settings (max_turns, ...); the baselines take none
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(["AGENTS", "AgentEntry", "AgentKind", "agent_names", "make_agent", "open_agent", *_MODULE_OF])
 
 
-def make_agent(name: str, **overrides: Any) -> Agent:
-    """The agent registered as ``name``; ``overrides`` (max_turns, ...) go to a model agent's config and are
-    ignored by the deterministic baselines, which have no model settings.
-
-    Raises:
-        ValueError: no agent has that name; the message lists the known ones.
-    """
-    try:
-        factory = AGENTS[name]
-    except KeyError:
-        raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(sorted(AGENTS))}") from None
-    return factory(**overrides) if name in MODEL_AGENTS else factory()
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{_MODULE_OF[name]}", __name__), name)

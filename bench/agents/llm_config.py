@@ -2,7 +2,7 @@
 
     from bench.agents.llm_config import OpenAIAgentConfig
     config = OpenAIAgentConfig(base_url="http://127.0.0.1:8000/v1", model="qwen3.5-4b")
-    config = OpenAIAgentConfig.from_env()   # KOPA_AGENT_BASE_URL, KOPA_AGENT_MODEL, KOPA_AGENT_API_KEY, ...
+    config = OpenAIAgentConfig.from_profile(KopaSettings().models.agent, max_turns=4)   # [models.agent]
 
 The default limits are the paper's (Appendix I: "we cap each episode at 15 assistant turns and 16K
 tool-response tokens, with episode and tool timeouts of 600 s and 60 s").
@@ -10,15 +10,13 @@ tool-response tokens, with episode and tool timeouts of 600 s and 60 s").
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-__all__ = ["ENV_PREFIX", "OpenAIAgentConfig"]
+from models.settings import EndpointProfile
 
-ENV_PREFIX = "KOPA_AGENT_"
+__all__ = ["OpenAIAgentConfig"]
 
 
 class OpenAIAgentConfig(BaseModel):
@@ -48,23 +46,38 @@ class OpenAIAgentConfig(BaseModel):
         None, ge=1, description="add maxLength to string parameters that have none: for servers that decode "
                                 "arguments with a grammar built from the schema and ignore max_tokens there "
                                 "(llama-cpp-python's chatml-function-calling), it bounds each argument")
+    schema_prose: bool = Field(
+        True, description="send the tools' parameter descriptions, titles, examples and defaults; False for small "
+                          "local models whose chat format renders each Hangul syllable of them as a \\uXXXX escape "
+                          "(llama-cpp-python's chatml-function-calling): the prompt shrinks to a fraction")
     extra_body: dict[str, Any] = Field(default_factory=dict, description="merged into every request body")
+    max_retries: int = Field(2, ge=0, description="re-sends after a timeout, a connection error, HTTP 408/409/429 or "
+                                                  "5xx (the openai SDK's policy); never after another 4xx")
 
     @property
     def url(self) -> str:
         return f"{self.base_url.rstrip('/')}/chat/completions"
 
+    def endpoint(self) -> EndpointProfile:
+        """Where the requests go and how they are re-sent, for ``models.ChatClient`` (sampling is per request)."""
+        return EndpointProfile(base_url=self.base_url, model=self.model, api_key=self.api_key,
+                               timeout_s=self.request_timeout_s or self.episode_timeout_s,
+                               max_retries=self.max_retries, seed=None)
+
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> OpenAIAgentConfig:
-        """Read ``KOPA_AGENT_<FIELD>`` for every scalar field (``KOPA_AGENT_BASE_URL``, ``_MODEL``, ...).
+    def from_profile(cls, profile: EndpointProfile, **overrides: Any) -> OpenAIAgentConfig:
+        """The endpoint of ``profile`` (``KopaSettings().models.agent``) with the episode limits, then ``overrides``
+        (command-line options; None values are ignored).
 
         Raises:
-            pydantic.ValidationError: a value is malformed, or base URL or model is missing.
+            ValueError: no base URL or model, from the profile or the overrides (the message names the setting).
+            pydantic.ValidationError: a value is malformed.
         """
-        env = os.environ if env is None else env
-        values: dict[str, Any] = {}
-        for name in cls.model_fields:
-            raw = env.get(ENV_PREFIX + name.upper(), "").strip()
-            if raw and name not in ("extra_body", "tool_choice"):
-                values[name] = raw
-        return cls.model_validate({**values, **overrides})
+        given = {k: v for k, v in overrides.items() if v is not None}
+        endpoint = profile.model_copy(update={k: given[k] for k in ("base_url", "model") if k in given})
+        endpoint.required("agent")
+        values: dict[str, Any] = {"base_url": endpoint.base_url, "model": endpoint.model, "api_key": endpoint.api_key,
+                                  "temperature": endpoint.temperature, "max_tokens": endpoint.max_tokens,
+                                  "request_timeout_s": endpoint.timeout_s, "max_retries": endpoint.max_retries,
+                                  "extra_body": dict(endpoint.extra_body)}
+        return cls.model_validate({**values, **given})

@@ -5,7 +5,7 @@
     outcome = await run_episode(task, agent, gateway, seed=0)
 
 The loop: system prompt and query, then up to ``max_turns`` chat requests (``POST {base_url}/chat/completions``
-with the episode's tools). Every tool call of one assistant turn runs at once (``asyncio.gather``); the
+with the episode's tools, through ``models.ChatClient``: the openai SDK's retries and timeouts). Every tool call of one assistant turn runs at once (``asyncio.gather``); the
 results go back in the order the model issued the calls. The final answer is the text of the first
 assistant reply without tool calls. Defaults follow Appendix I (15 turns, 16K-token tool responses,
 600 s per episode, 60 s per tool call); see ``bench.agents.llm_config``.
@@ -17,6 +17,14 @@ What a malformed reply does (the episode is always scored; see ``bench.episode``
   model is told that its arguments were not valid JSON. Empty arguments count as ``{}``; raw control
   characters inside strings (llama.cpp's argument grammar lets a newline through) are accepted.
 * **an unknown tool**: passed on as well; the harness answers with a SCHEMA_MISMATCH tool error.
+* **calls written into the text** (a server without a tool-call parser, llama.cpp with a Qwen GGUF): a reply
+  without structured ``tool_calls`` has its content read for ``<tool_call>`` blocks (qwen3_coder XML or hermes
+  JSON, ``models.toolcalls``); the calls leave the content and run as structured ones would. A block that cannot
+  be read is an ``invalid_tool_call`` call that is not run (nothing is recorded): its tool message tells the
+  model what was wrong and how to write a call.
+* **argument values of the wrong JSON type**: a string where the tool's schema declares an integer, number,
+  boolean, object or array is read by the one typing rule (``models.toolcalls.values``): ``{"page": "2"}`` runs
+  as 2; a string that does not convert is passed on as it is and refused as SCHEMA_MISMATCH.
 * **a reply with neither text nor tool calls**: the episode ends without an answer (``None``), unless
   ``retry_empty_without_tools`` asks once more without tools.
 * **the endpoint fails** (HTTP error, timeout, a body that is not a chat completion): ``EndpointError``
@@ -36,19 +44,21 @@ import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from bench.agents.base import CallTool, EpisodeContext
 from bench.agents.llm_config import OpenAIAgentConfig
 from mcp_gateway.runtime import Outcome, ToolResult
-from mcp_gateway.text import scrub_surrogates
+from models.errors import EndpointError as ModelEndpointError
+from models.toolcalls import INVALID_CALL, ToolCallParser, read_message
+
+if TYPE_CHECKING:
+    from models.client import ChatClient
 
 __all__ = ["AgentError", "EndpointError", "OpenAIAgent", "ToolCallRequest", "TurnLimitReached", "approx_tokens",
-           "cap_tool_response", "request_seed"]
+           "cap_tool_response", "lean_tool", "request_seed"]
 
 BYTES_PER_TOKEN = 3
 TOOL_TIMEOUT_GRACE_S = 5.0  # the agent's backstop fires after the harness's own tool timeout, never before
@@ -113,12 +123,19 @@ def request_seed(seed: int, rollout: int) -> int:
 
 @dataclass(frozen=True)
 class ToolCallRequest:
-    """One tool call as the model wrote it; ``problem`` says why it could not be read (then it is not run)."""
+    """One tool call as the model wrote it, read by ``models.toolcalls``.
+
+    ``raw_arguments`` are as written (sent back to the model in the assistant message), ``arguments`` as they
+    run (typed by the tool's schema; the raw text when they were not JSON, with ``arguments_problem`` saying so).
+    ``problem`` says why the call could not be read at all: then it is not run, and the model is told.
+    """
 
     id: str
     name: str
     raw_arguments: Any
     problem: str | None = None
+    arguments: Any = field(default_factory=dict)
+    arguments_problem: str | None = None
 
 
 class OpenAIAgent:
@@ -143,12 +160,12 @@ class OpenAIAgent:
 
     async def converse(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, seed: int,
                        call: CallTool, note_turn: Callable[[dict[str, Any]], None] = lambda turn: None,
-                       client: httpx.AsyncClient | None = None) -> str | None:
+                       client: ChatClient | None = None) -> str | None:
         """The tool loop over ``messages`` (extended in place with every assistant turn and tool result).
 
         ``call(tool, args)`` runs one tool call; the episode harness and the agent endpoint each pass their own.
-        ``client``: a long-lived client for the endpoint (it carries its own headers); by default one is made
-        for this loop (making one costs tens of milliseconds: a server reuses its own).
+        ``client``: a long-lived client for the endpoint (``self.config.endpoint()``); by default one is made for
+        this loop (making one costs milliseconds and a new connection: a server reuses its own).
 
         Raises:
             EndpointError: the chat endpoint failed.
@@ -156,12 +173,12 @@ class OpenAIAgent:
         """
         cfg = self.config
         deadline = time.monotonic() + cfg.episode_timeout_s
-        tools = [_bounded(tool, cfg.max_argument_chars) for tool in tools]
-        headers = {"Authorization": f"Bearer {cfg.api_key.get_secret_value()}"} if cfg.api_key.get_secret_value() \
-            else {}
+        tools = [_bounded(tool if cfg.schema_prose else lean_tool(tool), cfg.max_argument_chars) for tool in tools]
         async with contextlib.AsyncExitStack() as stack:
             if client is None:
-                client = await stack.enter_async_context(httpx.AsyncClient(headers=headers))
+                from models.client import ChatClient  # the openai SDK, imported when a model is first asked
+
+                client = await stack.enter_async_context(ChatClient(cfg.endpoint(), role="agent"))
             for turn in range(cfg.max_turns):
                 message = await self._complete(client, messages, tools, seed, deadline, note_turn, turn)
                 calls = self.tool_calls(message, turn, tools)
@@ -180,13 +197,15 @@ class OpenAIAgent:
         raise TurnLimitReached(f"no final answer within {cfg.max_turns} assistant turns: the model was still "
                                "calling tools")
 
-    def tool_calls(self, message: dict[str, Any], turn: int, tools: list[dict[str, Any]]) -> list[ToolCallRequest]:
-        """The tool calls of an assistant message (a subclass may also read calls written into its text)."""
-        return _tool_calls(message, turn)
+    def tool_calls(self, message: dict[str, Any], turn: int, tools: list[dict[str, Any]], *,
+                   reader: ToolCallParser | None = None) -> list[ToolCallRequest]:
+        """The tool calls of an assistant message: its structured ``tool_calls``, else the calls written in its
+        content (read by ``reader``, by default every text format), which then leave ``message["content"]``."""
+        return _tool_calls(message, turn, tools, reader)
 
     # ------------------------------------------------------------------------------------ the endpoint
 
-    async def _complete(self, client: httpx.AsyncClient, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+    async def _complete(self, client: ChatClient, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                         seed: int, deadline: float, note_turn: Callable[[dict[str, Any]], None],
                         turn: int) -> dict[str, Any]:
         """The assistant message of one chat request (reported to ``note_turn`` with its token usage)."""
@@ -195,35 +214,18 @@ class OpenAIAgent:
         if left <= 0:
             raise EndpointError(f"the episode's {cfg.episode_timeout_s:g} s ran out before the next request")
         timeout = min(left, cfg.request_timeout_s) if cfg.request_timeout_s else left
-        body: dict[str, Any] = {"model": cfg.model, "messages": messages, "seed": seed, **cfg.extra_body}
-        if tools:
-            body["tools"] = tools
-            body["tool_choice"] = cfg.tool_choice
-        if cfg.temperature is not None:
-            body["temperature"] = cfg.temperature
-        if cfg.max_tokens is not None:
-            body["max_tokens"] = cfg.max_tokens
         try:
-            response = await client.post(cfg.url, json=body, timeout=timeout)
-        except httpx.TimeoutException:
-            raise EndpointError(f"{cfg.url}: no reply within {timeout:.1f} s") from None
-        except httpx.HTTPError as exc:
-            raise EndpointError(f"{cfg.url}: {type(exc).__name__}: {exc}") from None
-        if response.status_code != 200:
-            raise EndpointError(f"{cfg.url} answered HTTP {response.status_code}: {response.text[:500]}")
-        try:
-            completion = scrub_surrogates(response.json())  # a lone \udXXX escape could not be sent back
-            message = completion["choices"][0]["message"]
-        except (ValueError, LookupError, TypeError):
-            raise EndpointError(f"{cfg.url} answered 200 with no chat completion: {response.text[:500]}") from None
-        if not isinstance(message, dict):
-            raise EndpointError(f"{cfg.url}: choices[0].message is {type(message).__name__}, not an object")
-        usage = completion.get("usage")
-        note_turn({"turn": turn, "with_tools": bool(tools), "content": message.get("content"),
-                           "tool_calls": message.get("tool_calls") or [],
-                           "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens")}
-                           if isinstance(usage, dict) else None})
-        return message
+            reply = await client.complete(messages, tools=tools, timeout_s=timeout, model=cfg.model, seed=seed,
+                                          temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                                          tool_choice=cfg.tool_choice if tools else None,
+                                          extra_body=cfg.extra_body or None)
+        except ModelEndpointError as exc:
+            raise EndpointError(str(exc)) from None
+        usage = reply.usage
+        note_turn({"turn": turn, "with_tools": bool(tools), "content": reply.message.get("content"),
+                   "tool_calls": reply.message.get("tool_calls") or [],
+                   "usage": {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens")} if usage else None})
+        return reply.message
 
     # ------------------------------------------------------------------------------------ tool calls
 
@@ -231,7 +233,7 @@ class OpenAIAgent:
         """The call's result, and what was wrong with its arguments (None when they were JSON)."""
         if call.problem is not None:  # the call could not even be read: nothing to run, the model is told why
             return ToolResult(tool=call.name, outcome=Outcome.SCHEMA_MISMATCH, message=call.problem), None
-        args, problem = _parse_arguments(call.raw_arguments)
+        args, problem = call.arguments, call.arguments_problem
         limit = self.config.tool_timeout_s
         try:
             result = await asyncio.wait_for(run(call.name, args), limit + TOOL_TIMEOUT_GRACE_S)
@@ -251,32 +253,41 @@ class OpenAIAgent:
         return {"role": "tool", "tool_call_id": call.id, "content": text}
 
 
-def _tool_calls(message: dict[str, Any], turn: int) -> list[ToolCallRequest]:
+def _tool_calls(message: dict[str, Any], turn: int, tools: list[dict[str, Any]],
+                reader: ToolCallParser | None) -> list[ToolCallRequest]:
     """The tool calls of an assistant message, whatever shape they came in (ids made up where missing)."""
-    raw = message.get("tool_calls")
-    if not isinstance(raw, Sequence) or isinstance(raw, str):
-        return []
-    calls = []
-    for i, item in enumerate(raw):
-        function = item.get("function") if isinstance(item, dict) else None
-        function = function if isinstance(function, dict) else {}
-        name = function.get("name")
-        call_id = item.get("id") if isinstance(item, dict) else None
-        calls.append(ToolCallRequest(id=call_id if isinstance(call_id, str) and call_id else f"call_{turn}_{i}",
-                           name=name if isinstance(name, str) else "", raw_arguments=function.get("arguments")))
+    structured = isinstance(message.get("tool_calls"), list) and bool(message["tool_calls"])  # as read_message
+    read = read_message(message, tools, reader)
+    if not structured and (read.calls or read.problems):
+        message["content"] = read.content  # the calls leave the text; they go on as structured tool_calls
+    calls = [ToolCallRequest(id=c.id or f"call_{turn}_{i}", name=c.name,
+                             raw_arguments=c.raw if structured else c.arguments, arguments=c.arguments,
+                             arguments_problem=c.problem) for i, c in enumerate(read.calls)]
+    # an unreadable call gets a name chat templates can render: the model sees it answered with the reason
+    calls += [ToolCallRequest(id=f"call_{turn}_{len(read.calls) + i}", name=INVALID_CALL, raw_arguments={},
+                              problem=problem) for i, problem in enumerate(read.problems)]
     return calls
 
 
-def _parse_arguments(raw: Any) -> tuple[Any, str | None]:
-    """Arguments as the model meant them; a string that is not JSON is kept as it is, with the reason."""
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return {}, None
-    if not isinstance(raw, str):  # some servers send the object itself
-        return raw, None
-    try:
-        return scrub_surrogates(json.loads(raw, strict=False)), None  # strict=False: raw newlines pass
-    except json.JSONDecodeError as exc:
-        return raw, f"the arguments were not valid JSON ({exc}); send them as one JSON object"
+_SCHEMA_PROSE = ("description", "title", "examples", "default")
+
+
+def lean_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI ``tools`` entry with no prose in its parameter schema (descriptions, titles, examples, defaults):
+    names, types, enums and ``required`` stay (``OpenAIAgentConfig.schema_prose``)."""
+
+    def lean(schema: Any) -> Any:
+        if isinstance(schema, list):
+            return [lean(item) for item in schema]
+        if not isinstance(schema, dict):
+            return schema
+        out = {k: lean(v) for k, v in schema.items() if k not in _SCHEMA_PROSE}
+        if isinstance(schema.get("properties"), dict):  # property names are data, not prose
+            out["properties"] = {name: lean(sub) for name, sub in schema["properties"].items()}
+        return out
+
+    function = tool["function"]
+    return {**tool, "function": {**function, "parameters": lean(function.get("parameters", {}))}}
 
 
 def _bounded(tool: dict[str, Any], max_chars: int | None) -> dict[str, Any]:

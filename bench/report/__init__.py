@@ -10,6 +10,7 @@ fix (a missing directory, no ``run.json``, no episodes yet, two runs without a c
 """
 
 from .compare import Comparison, DomainComparison, MetricRow, TaskChange, compare_runs, comparison_markdown
+from .errors import ErrorGroup, error_groups, error_kind, errors_line, run_error_groups
 from .model import (
     DomainReport,
     FailedEpisode,
@@ -26,8 +27,8 @@ from .render import REPORT_HTML, REPORT_MD, report_html, report_markdown, write_
 
 __all__ = [
     "REPORT_HTML", "REPORT_MD",
-    "Comparison", "DomainComparison", "DomainReport", "FailedEpisode", "MetricRow", "RunFiles", "RunReport",
+    "Comparison", "DomainComparison", "DomainReport", "ErrorGroup", "FailedEpisode", "MetricRow", "RunFiles", "RunReport",
     "TaskChange", "TaskRow",
     "action_vs_pass_svg", "build_report", "compare_runs", "comparison_markdown", "domain_pass_at_1_svg",
-    "episode_result", "load_run", "read_run_dir", "report_html", "report_markdown", "write_report",
+    "episode_result", "error_groups", "error_kind", "errors_line", "run_error_groups", "load_run", "read_run_dir", "report_html", "report_markdown", "write_report",
 ]

@@ -3,6 +3,7 @@
     from bench.report import load_run
     report = load_run(Path("runs/x"))     # run.json + episodes.jsonl
     report.summary.pass_at[1], report.domains[0].ci, report.tasks, report.failures, report.status
+    report.errors                         # episodes that ended with an error, grouped by kind (bench.report.errors)
 
 Only the result files are read (``run.json`` for the configuration, ``episodes.jsonl`` for the numbers), so a
 report works for a run that is still going or was interrupted: it is then marked "incomplete, N of M episodes"
@@ -23,6 +24,8 @@ from typing import Any
 
 from bench.runner import EPISODES_FILE, RUN_FILE, episode_result, read_episodes
 from bench.stats import EpisodeResult, MeanCI, Summary, mean_ci, pass_at_1_by_seed, summarize
+
+from .errors import ErrorGroup, error_groups
 
 __all__ = ["DomainReport", "FailedEpisode", "RunFiles", "RunReport", "TaskRow", "build_report", "episode_result",
            "load_run", "read_run_dir"]
@@ -107,6 +110,7 @@ class RunReport:
     tasks: tuple[TaskRow, ...]
     failures: tuple[FailedEpisode, ...]
     results: tuple[EpisodeResult, ...]
+    errors: tuple[ErrorGroup, ...] = ()  # episodes that ended with an error, by kind (apart from wrong answers)
 
     @property
     def ks(self) -> list[int]:
@@ -182,7 +186,7 @@ def build_report(files: RunFiles) -> RunReport:
         summary=summary, domains=_domains(results, summary), tasks=_tasks(files, per_task),
         failures=tuple(_failure(line) for line in files.episodes
                        if line.get("error") or not line["scores"]["passed"]),
-        results=tuple(results))
+        results=tuple(results), errors=error_groups(line.get("error") for line in files.episodes))
 
 
 # ---------------------------------------------------------------------------------------------- helpers

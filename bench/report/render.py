@@ -28,7 +28,8 @@ _TEMPLATES = Path(__file__).parent / "templates"
 
 
 def report_markdown(report: RunReport) -> str:
-    """The report as Markdown: run, overall, per domain, per task, failures (the plots are in the HTML)."""
+    """The report as Markdown: run, overall, per domain, per task, errors by kind, failures (the plots are in the
+    HTML)."""
     ks = report.ks
     parts = [f"# KOPA-Bench report: {report.agent}", "", _status_line(report), "",
              md_table(["run", ""], _run_rows(report)), "", "## Overall", "",
@@ -44,6 +45,10 @@ def report_markdown(report: RunReport) -> str:
              md_table(["task", "domain", "episodes", "passed", "pass rate", "mean ACTION", "errors", "query"],
                       [[t.task_id, t.domain, t.n_episodes, t.n_passed, pct(t.pass_rate), pct(t.mean_action),
                         t.n_errors, t.query or ""] for t in report.tasks]),
+             "", f"## Errors ({sum(g.count for g in report.errors)} of {report.n_done} episodes)", "",
+             md_table(["kind", "episodes", "example"], [[g.kind, g.count, shorten(g.example, 200)]
+                                                        for g in report.errors])
+             if report.errors else "No episode ended with an error: every failure below is a wrong answer.",
              "", f"## Failures ({len(report.failures)} of {report.n_done} episodes)", ""]
     if report.failures:
         parts.append(md_table(["task", "episodes (seed/rollout)", "answer", "why"], _failure_rows(report)))

@@ -6,11 +6,11 @@ basis); ACTION always grades the trajectory that got there (correctness and effi
 
 from .action import ActionScore, GoldenCall, PredictedCall, score_action
 from .environment import EMPTY_WORKSPACE_HASH, EnvironmentScore, golden_state_hash, score_environment
-from .judge import JudgeConfig, JudgeError, LLMJudge, grade_response
+from .judge import JudgeError, LLMJudge, grade_response, judge_from_profile
 from .response import ResponseScore, score_answer, score_response
 
 __all__ = [
-    "EMPTY_WORKSPACE_HASH", "ActionScore", "EnvironmentScore", "GoldenCall", "JudgeConfig", "JudgeError", "LLMJudge",
-    "PredictedCall", "ResponseScore", "golden_state_hash", "grade_response", "score_action", "score_answer",
+    "EMPTY_WORKSPACE_HASH", "ActionScore", "EnvironmentScore", "GoldenCall", "JudgeError", "LLMJudge", "PredictedCall",
+    "ResponseScore", "golden_state_hash", "grade_response", "judge_from_profile", "score_action", "score_answer",
     "score_environment", "score_response",
 ]

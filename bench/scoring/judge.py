@@ -1,11 +1,13 @@
 """The LLM-judge fallback of RESPONSE scoring (Appendix B.2), through any OpenAI-compatible endpoint.
 
-    from bench.scoring.judge import JudgeConfig, LLMJudge, grade_response
-    judge = LLMJudge(JudgeConfig(enabled=True, base_url="http://127.0.0.1:8000/v1", model="qwen3.5-27b"))
+    from bench.scoring.judge import LLMJudge, grade_response, judge_from_profile
+    judge = judge_from_profile(KopaSettings().models.judge)   # None unless [models.judge] has a base_url
+    judge = LLMJudge(JudgeProfile(base_url="http://127.0.0.1:8000/v1", model="qwen3.5-27b"))
     score = await grade_response(task, final_reply, judge)   # score.method == "judge" when it decided
 
-The judge is off by default (``JudgeConfig()``, or ``JudgeConfig.from_env()`` without
-``KOPA_JUDGE_ENABLED=1``): scoring is then fully deterministic and offline. When it is on:
+The judge is off by default (the ``judge`` profile of ``KopaSettings().models`` has no base URL): scoring is then
+fully deterministic and offline. When it is on (``KOPA_MODELS__JUDGE__BASE_URL`` and ``_MODEL``, or
+``kopa.toml``'s ``[models.judge]``):
 
 * string and number answers that the deterministic rules do not pass — no readable answer, or no match —
   go to the judge ("unmatched/failed cases fall back to LLM-as-a-Judge");
@@ -15,88 +17,46 @@ Each judged score records the judge model and its raw reply. A judge reply witho
 counts as a fail (the judge is a model and may ramble); an unreachable or failing endpoint raises
 ``JudgeError``, because silently failing every judged answer would corrupt a run's scores.
 
-The request is ``POST {base_url}/chat/completions`` with ``base_url`` as the OpenAI clients take it
-(ending in ``/v1``), temperature 0 and a fixed seed so a replayed run asks the same question the same way.
+The request goes through ``models.ChatClient`` (the openai SDK: its retries on timeouts, connection errors, 408,
+409, 429 and 5xx, none on another 4xx), with the profile's temperature (0) and seed (0), so a replayed run asks
+the same question the same way.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict
 
 from bench.task import ResponseType
+from models.errors import EndpointError
+from models.settings import EndpointProfile
 
 from .response import ResponseScore, score_response
 
 if TYPE_CHECKING:
     from bench.task import Task
+    from models.client import ChatClient
 
 __all__ = [
     "DEFAULT_MAX_REPLY_CHARS",
-    "JudgeConfig",
     "JudgeError",
     "JudgeVerdict",
     "LLMJudge",
     "grade_response",
     "grade_response_sync",
+    "judge_from_profile",
     "judge_messages",
     "parse_verdict",
 ]
 
-ENV_PREFIX = "KOPA_JUDGE_"
-DEFAULT_TIMEOUT_S = 60.0
-DEFAULT_MAX_TOKENS = 1024
 DEFAULT_MAX_REPLY_CHARS = 8_000  # the tail of a long reply is kept: the final answer sits at the end
 
 
 class JudgeError(RuntimeError):
     """The judge endpoint could not be reached or answered with something other than a chat completion."""
-
-
-class JudgeConfig(BaseModel):
-    """Where the judge lives. Off unless ``enabled``; then ``base_url`` and ``model`` are required."""
-
-    model_config = ConfigDict(frozen=True)
-
-    enabled: bool = Field(False, description="use the LLM judge at all; off: deterministic scoring only")
-    base_url: str | None = Field(None, description="OpenAI-style base URL, e.g. http://127.0.0.1:8000/v1")
-    model: str | None = Field(None, description="model name the endpoint serves")
-    api_key: SecretStr | None = Field(None, description="bearer token, if the endpoint wants one")
-    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0, description="per-request timeout")
-    max_tokens: int = Field(DEFAULT_MAX_TOKENS, ge=16, description="room for the judge's reasoning and verdict")
-    seed: int | None = Field(0, description="sent as the request seed where the endpoint honours it")
-    retries: int = Field(1, ge=0, description="extra attempts after a transport error or a 5xx reply")
-
-    @model_validator(mode="after")
-    def _complete_when_enabled(self) -> JudgeConfig:
-        if self.enabled and not (self.base_url and self.model):
-            missing = [name for name in ("base_url", "model") if not getattr(self, name)]
-            raise ValueError(f"the judge is enabled but {' and '.join(missing)} is not set "
-                             f"(env {', '.join(ENV_PREFIX + m.upper() for m in missing)})")
-        return self
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> JudgeConfig:
-        """Read ``KOPA_JUDGE_ENABLED`` (1/true/yes), ``_BASE_URL``, ``_MODEL``, ``_API_KEY``, ``_TIMEOUT_S``.
-
-        Raises:
-            pydantic.ValidationError: a value is malformed, or the judge is enabled without URL and model.
-        """
-        env = os.environ if env is None else env
-        values: dict[str, Any] = {"enabled": env.get(ENV_PREFIX + "ENABLED", "").strip().lower() in {"1", "true", "yes"}}
-        for key in ("base_url", "model", "api_key", "timeout_s"):
-            if raw := env.get(ENV_PREFIX + key.upper(), "").strip():
-                values[key] = raw
-        return cls.model_validate(values)
-
-    @property
-    def url(self) -> str:
-        return f"{(self.base_url or '').rstrip('/')}/chat/completions"
 
 
 class JudgeVerdict(BaseModel):
@@ -174,43 +134,44 @@ def parse_verdict(text: str) -> bool | None:
 
 
 class LLMJudge:
-    """A judge behind an OpenAI-compatible chat endpoint."""
+    """A judge behind an OpenAI-compatible chat endpoint (the ``judge`` profile); off when it has no base URL."""
 
-    def __init__(self, config: JudgeConfig, *, max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS):
-        self.config = config
+    def __init__(self, profile: EndpointProfile, *, max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS):
+        self.profile = profile
         self.max_reply_chars = max_reply_chars
 
     @property
     def enabled(self) -> bool:
-        return self.config.enabled
+        return self.profile.configured
 
-    def _request(self, question: str, response_type: ResponseType | str, accepted: Sequence[str],
-                 reply: str) -> tuple[dict[str, str], dict[str, Any]]:
-        headers = {"Content-Type": "application/json"}
-        if self.config.api_key is not None:
-            headers["Authorization"] = f"Bearer {self.config.api_key.get_secret_value()}"
-        body: dict[str, Any] = {
-            "model": self.config.model, "temperature": 0, "max_tokens": self.config.max_tokens,
-            "messages": judge_messages(question, response_type, accepted, reply, self.max_reply_chars)}
-        if self.config.seed is not None:
-            body["seed"] = self.config.seed
-        return headers, body
+    @property
+    def model(self) -> str:
+        return str(self.profile.model)
 
-    def _verdict(self, response: httpx.Response) -> JudgeVerdict:
-        if response.status_code != 200:
-            raise JudgeError(f"the judge at {self.config.url} answered HTTP {response.status_code}: "
-                             f"{response.text[:300]}")
+    def _messages(self, question: str, response_type: ResponseType | str, accepted: Sequence[str],
+                  reply: str) -> list[dict[str, str]]:
+        if not self.enabled:
+            raise JudgeError("the judge is disabled; configure it with KOPA_MODELS__JUDGE__BASE_URL and "
+                             "KOPA_MODELS__JUDGE__MODEL (kopa.toml [models.judge])")
+        return judge_messages(question, response_type, accepted, reply, self.max_reply_chars)
+
+    def _client(self) -> ChatClient:
+        from models.client import ChatClient  # the openai SDK, imported only when a judge is asked
+
         try:
-            content = response.json()["choices"][0]["message"].get("content") or ""
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise JudgeError(f"the judge at {self.config.url} did not answer with a chat completion "
-                             f"(choices[0].message.content): {response.text[:300]}") from exc
-        return JudgeVerdict(passed=parse_verdict(content), model=str(self.config.model), raw=content)
+            return ChatClient(self.profile, role="judge")
+        except ValueError as exc:
+            raise JudgeError(str(exc)) from None
 
-    def _check_enabled(self) -> None:
-        if not self.config.enabled:
-            raise JudgeError("the judge is disabled; enable it with JudgeConfig(enabled=True, base_url=…, model=…) "
-                             f"or {ENV_PREFIX}ENABLED=1")
+    def _failed(self, exc: EndpointError) -> JudgeError:
+        if exc.kind in ("timeout", "connection"):
+            return JudgeError(f"the judge at {exc.url} is unreachable: {exc}")
+        if exc.kind == "invalid":
+            return JudgeError(f"the judge did not answer with a chat completion (choices[0].message.content): {exc}")
+        return JudgeError(f"the judge: {exc}")
+
+    def _verdict(self, content: str | None) -> JudgeVerdict:
+        return JudgeVerdict(passed=parse_verdict(content or ""), model=self.model, raw=content or "")
 
     async def verdict(self, question: str, response_type: ResponseType | str, accepted: Sequence[str],
                       reply: str) -> JudgeVerdict:
@@ -219,19 +180,12 @@ class LLMJudge:
         Raises:
             JudgeError: the judge is disabled, unreachable after the retries, or its answer is not a completion.
         """
-        self._check_enabled()
-        headers, body = self._request(question, response_type, accepted, reply)
-        async with httpx.AsyncClient(timeout=self.config.timeout_s) as client:
-            for attempt in range(self.config.retries + 1):
-                try:
-                    response = await client.post(self.config.url, json=body, headers=headers)
-                except httpx.HTTPError as exc:
-                    if attempt == self.config.retries:
-                        raise JudgeError(f"the judge at {self.config.url} is unreachable: {exc!r}") from exc
-                    continue
-                if response.status_code < 500 or attempt == self.config.retries:
-                    return self._verdict(response)
-        raise AssertionError("unreachable")  # the loop always returns or raises
+        messages = self._messages(question, response_type, accepted, reply)
+        try:
+            async with self._client() as client:
+                return self._verdict((await client.complete(messages)).content)
+        except EndpointError as exc:
+            raise self._failed(exc) from None
 
     def verdict_sync(self, question: str, response_type: ResponseType | str, accepted: Sequence[str],
                      reply: str) -> JudgeVerdict:
@@ -240,19 +194,23 @@ class LLMJudge:
         Raises:
             JudgeError: as ``verdict``.
         """
-        self._check_enabled()
-        headers, body = self._request(question, response_type, accepted, reply)
-        with httpx.Client(timeout=self.config.timeout_s) as client:
-            for attempt in range(self.config.retries + 1):
-                try:
-                    response = client.post(self.config.url, json=body, headers=headers)
-                except httpx.HTTPError as exc:
-                    if attempt == self.config.retries:
-                        raise JudgeError(f"the judge at {self.config.url} is unreachable: {exc!r}") from exc
-                    continue
-                if response.status_code < 500 or attempt == self.config.retries:
-                    return self._verdict(response)
-        raise AssertionError("unreachable")
+        messages = self._messages(question, response_type, accepted, reply)
+        try:
+            with self._client() as client:
+                return self._verdict(client.complete_sync(messages).content)
+        except EndpointError as exc:
+            raise self._failed(exc) from None
+
+
+def judge_from_profile(profile: EndpointProfile) -> LLMJudge | None:
+    """The judge of ``profile`` (``KopaSettings().models.judge``); None when it has no base URL (rules only).
+
+    Raises:
+        ValueError: a base URL without a model (the message names the setting).
+    """
+    if not profile.configured:
+        return None
+    return LLMJudge(profile.required("judge"))
 
 
 # ------------------------------------------------------------------------------------------------ grading

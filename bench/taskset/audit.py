@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from bench.task import RewardBasis, Task, validate_against_catalog
 
-__all__ = ["DUPLICATE_RATIO", "Finding", "audit_tasks"]
+__all__ = ["DUPLICATE_RATIO", "Finding", "audit_tasks", "catalog_identifiers"]
 
 DUPLICATE_RATIO = 0.9
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -53,7 +53,7 @@ def audit_tasks(tasks: Sequence[Task], catalog: Any) -> list[Finding]:
         match = re.match(r"task '([^']*)': (.*)", problem, re.S)
         task_id, message = match.groups() if match else ("?", problem)
         findings.append(Finding("error", task_id, "catalog", message))
-    identifiers = _catalog_identifiers(catalog)
+    identifiers = catalog_identifiers(catalog)
     for task in tasks:
         findings += _basis(task, catalog)
         findings += _leakage(task, identifiers)
@@ -61,7 +61,8 @@ def audit_tasks(tasks: Sequence[Task], catalog: Any) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.severity != "error", f.task_id, f.check))
 
 
-def _catalog_identifiers(catalog: Any) -> set[str]:
+def catalog_identifiers(catalog: Any) -> set[str]:
+    """The catalog's ASCII identifiers (tool, parameter and output field names): words a query must not show."""
     names: set[str] = set()
     for tool in catalog.names():
         spec = catalog.get(tool)

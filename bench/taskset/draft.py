@@ -30,7 +30,7 @@ from mcp_gateway.catalog import key_tool_name
 from mcp_gateway.catalog.spec import ParamKind, ToolSpec
 from mcp_gateway.runtime import ToolResult
 
-__all__ = ["Draft", "DraftError", "GoldenCall", "HEADROOM", "key_name"]
+__all__ = ["HEADROOM", "Draft", "DraftError", "GoldenCall", "key_name", "number_text"]
 
 # Table 6: max_allowed_calls / golden calls per domain; the task set's means follow the paper's
 HEADROOM = {"traffic": 2.21, "finance": 2.24, "education": 2.79, "law": 3.63, "politics": 2.10, "district": 1.55}
@@ -199,7 +199,7 @@ class Draft:
 
     def answer_number(self, value: float | int | str, *also: str) -> None:
         self.response_type = ResponseType.NUMBER
-        self.answers = [_number_text(value), *also]
+        self.answers = [number_text(value), *also]
 
     def answer_string(self, value: str, *also: str) -> None:
         self.response_type = ResponseType.STRING
@@ -241,7 +241,7 @@ def _with_generics(spec: ToolSpec, args: dict[str, Any], key: str | None, page: 
     return out
 
 
-def _number_text(value: float | int | str) -> str:
+def number_text(value: float | int | str) -> str:
     """A number as an accepted answer: integers without a decimal point, others to 2 decimals (Table 26)."""
     if isinstance(value, str):
         return value

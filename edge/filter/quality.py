@@ -1,6 +1,6 @@
 """Stage 3 of the filter: quality. Rule checks, near-duplicate removal, and an LLM judge when one is configured.
 
-    result = check_quality(items, catalog=load_catalog())          # rules + near-duplicates (+ judge from env)
+    result = check_quality(items, catalog=load_catalog(), judge=quality_judge(KopaSettings().models.judge))
     result.kept, result.rejections, result.judge_stats
 
 Rules (each rejection names what it found):
@@ -15,10 +15,11 @@ Near-duplicates: items are taken in id order; one whose character-trigram Jaccar
 at least ``DUPLICATE_JACCARD`` is dropped, and the reason names the kept item (deterministic whatever the input
 order).
 
-The judge (``KOPA_EDGE__JUDGE_BASE_URL``, ``_MODEL``, ``_API_KEY``; any OpenAI-compatible endpoint) sees the
-survivors only, the costly check last. It answers ``{"ok": bool, "reason": str}`` per query. An endpoint that
-fails (after the retries of ``edge.graph.llm_proposer``'s client) or a reply that does not parse leaves the
-rule result standing, and ``judge_stats`` counts it.
+The judge (the ``judge`` model profile, shared with KOPA-Bench's RESPONSE judge: ``KOPA_MODELS__JUDGE__BASE_URL``,
+``_MODEL``, ``_API_KEY`` or ``kopa.toml``'s ``[models.judge]``; any OpenAI-compatible endpoint) sees the survivors
+only, the costly check last. It answers ``{"ok": bool, "reason": str}`` per query. An endpoint that fails (after
+the retries of ``models.ChatClient``) or a reply that does not parse leaves the rule result standing, and
+``judge_stats`` counts it.
 """
 
 from __future__ import annotations
@@ -27,20 +28,22 @@ import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bench.taskset.audit import _catalog_identifiers  # the catalog's ASCII names, as the bench audit sees them
-from edge.graph.llm_proposer import EndpointFailure, InvalidReply, parse_reply, post_chat, run_blocking
-from edge.graph.settings import LLMProposerSettings
+from bench.taskset.audit import catalog_identifiers  # the catalog's ASCII names, as the bench audit sees them
+from edge.graph.llm_proposer import InvalidReply, parse_reply, run_blocking
 from edge.synth.item import Rejection, SynthItem
+from models.errors import EndpointError
+from models.settings import EndpointProfile
 
 from .ngrams import NgramIndex, char_ngrams
 
+if TYPE_CHECKING:
+    from models.client import ChatClient
+
 __all__ = ["DUPLICATE_JACCARD", "MAX_CHARS", "MIN_CHARS", "MIN_HANGUL_RATIO", "PROCEDURAL_WORDS", "QualityJudge",
-           "QualityResult", "check_quality", "check_quality_async", "judge_settings_from_env", "rule_problem"]
+           "QualityResult", "check_quality", "check_quality_async", "quality_judge", "rule_problem"]
 
 STAGE = "quality"
 MIN_CHARS, MAX_CHARS = 15, 400
@@ -80,27 +83,13 @@ def rule_problem(query: str, identifiers: frozenset[str] | set[str] = frozenset(
 # ---------------------------------------------------------------------------------------------- the judge
 
 
-class _JudgeEnv(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="KOPA_EDGE__JUDGE_", extra="ignore")
+def quality_judge(profile: EndpointProfile) -> QualityJudge | None:
+    """The judge of ``profile`` (``KopaSettings().models.judge``), or None when it has no base URL (rules only).
 
-    base_url: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    timeout_s: float | None = None
-    retries: int | None = None
-
-
-def judge_settings_from_env() -> LLMProposerSettings | None:
-    """The judge endpoint from ``KOPA_EDGE__JUDGE_*``, or None when no base URL is set (rules only).
-
-    The proposer's settings model is reused: same fields, same validation, same client behaviour.
+    Raises:
+        ValueError: a base URL without a model (the message names the setting).
     """
-    values = _JudgeEnv().model_dump(exclude_none=True)
-    if not values.get("base_url"):
-        return None
-    if not values.get("model"):
-        raise ValueError("KOPA_EDGE__JUDGE_BASE_URL is set but KOPA_EDGE__JUDGE_MODEL is not: name the model")
-    return LLMProposerSettings.model_validate({"max_tokens": 512, **values})
+    return QualityJudge(profile) if profile.configured else None
 
 
 JUDGE_PROMPT = """\
@@ -113,33 +102,28 @@ to call, and one clear, answerable question. Answer with one JSON object: {"ok":
 class QualityJudge:
     """An OpenAI-compatible chat endpoint judging each query; ``stats`` counts verdicts and failures."""
 
-    def __init__(self, settings: LLMProposerSettings):
-        self.settings = settings
+    def __init__(self, settings: EndpointProfile):
+        self.settings = settings.required("judge")
         self.stats = {"judged": 0, "rejected": 0, "judge_error": 0, "judge_invalid": 0}
 
-    async def _ask(self, client: httpx.AsyncClient, query: str) -> str | None:
-        cfg = self.settings
-        body: dict[str, Any] = {"model": cfg.model, "temperature": cfg.temperature, "seed": cfg.seed,
-                                "messages": [{"role": "system", "content": JUDGE_PROMPT},
-                                             {"role": "user", "content": query}]}
-        if cfg.max_tokens is not None:
-            body["max_tokens"] = cfg.max_tokens
-        if cfg.response_format != "none":
-            body["response_format"] = {"type": "json_object"}
-        return await post_chat(client, cfg, body)
+    async def _ask(self, client: ChatClient, query: str) -> str | None:
+        json_reply = getattr(self.settings, "response_format", "json_object") != "none"
+        reply = await client.complete([{"role": "system", "content": JUDGE_PROMPT}, {"role": "user", "content": query}],
+                                      response_format={"type": "json_object"} if json_reply else None)
+        return reply.content
 
     async def verdicts(self, items: Sequence[SynthItem]) -> dict[str, tuple[bool, str] | None]:
         """Per item id: (ok, reason), or None where the endpoint failed or the reply did not parse."""
-        key = self.settings.api_key.get_secret_value()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        from models.client import ChatClient  # the openai SDK, imported only when a judge is asked
+
         limit = asyncio.Semaphore(self.settings.concurrency)
-        async with httpx.AsyncClient(headers=headers) as client:
+        async with ChatClient(self.settings, role="judge") as client:
 
             async def one(item: SynthItem) -> tuple[bool, str] | None:
                 async with limit:
                     try:
                         reply = parse_reply(await self._ask(client, item.task.query))
-                    except EndpointFailure:
+                    except EndpointError:
                         self.stats["judge_error"] += 1
                         return None
                     except InvalidReply:
@@ -171,7 +155,7 @@ async def check_quality_async(items: Sequence[SynthItem], *, catalog: Any = None
                               judge: QualityJudge | None = None,
                               threshold: float = DUPLICATE_JACCARD) -> QualityResult:
     """Stage 3 over ``items`` (see the module doc); kept items come back in id order."""
-    identifiers = frozenset(_catalog_identifiers(catalog)) if catalog is not None else frozenset()
+    identifiers = frozenset(catalog_identifiers(catalog)) if catalog is not None else frozenset()
     rejections: list[Rejection] = []
     passed: list[SynthItem] = []
     index = NgramIndex(threshold)
@@ -201,12 +185,8 @@ async def check_quality_async(items: Sequence[SynthItem], *, catalog: Any = None
     return QualityResult(kept, rejections, dict(judge.stats))
 
 
-def check_quality(items: Sequence[SynthItem], *, catalog: Any = None, judge: QualityJudge | None | str = "env",
+def check_quality(items: Sequence[SynthItem], *, catalog: Any = None, judge: QualityJudge | None = None,
                   threshold: float = DUPLICATE_JACCARD) -> QualityResult:
-    """Synchronous ``check_quality_async``; ``judge="env"`` uses the judge configured in the environment, if any."""
-    if judge == "env":
-        settings = judge_settings_from_env()
-        judge = QualityJudge(settings) if settings is not None else None
-    assert judge is None or isinstance(judge, QualityJudge)
+    """Synchronous ``check_quality_async``; ``judge``: see ``quality_judge`` (None: rules and duplicates only)."""
     return run_blocking(check_quality_async(items, catalog=catalog, judge=judge, threshold=threshold))
 

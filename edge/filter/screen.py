@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.taskset.audit import _catalog_identifiers  # the catalog's ASCII names, as quality's rules see them
+from bench.taskset.audit import catalog_identifiers  # the catalog's ASCII names, as quality's rules see them
 from edge.synth.item import Rejection, SynthItem
 
 from .answerability import check_answerability
@@ -33,7 +33,7 @@ class Screen:
     def __init__(self, *, catalog: Any = None, audit: ContaminationAudit | None = None,
                  threshold: float = DUPLICATE_JACCARD):
         self.catalog, self.audit, self.threshold = catalog, audit, threshold
-        self.identifiers = frozenset(_catalog_identifiers(catalog)) if catalog is not None else frozenset()
+        self.identifiers = frozenset(catalog_identifiers(catalog)) if catalog is not None else frozenset()
         self.index = NgramIndex(threshold)
 
     def __call__(self, item: SynthItem) -> Rejection | None:

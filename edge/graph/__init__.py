@@ -18,10 +18,10 @@ from .llm_proposer import LLMProposer
 from .pool import InProcessPaths, ProcessPaths, RayPaths
 from .posterior import EdgePosterior
 from .proposer import BindingProposal, RuleProposer
-from .settings import LLMProposerSettings, PhaseASettings
+from .settings import PhaseASettings
 from .skeleton import CandidateEdge, build_skeleton
 from .store import GraphStore, GraphStoreError
 
 __all__ = ["BindingProposal", "CandidateEdge", "EdgePosterior", "GraphStore", "GraphStoreError", "InProcessPaths",
-           "LLMProposer", "LLMProposerSettings", "PathRunner", "PhaseASettings", "ProcessPaths", "RayPaths",
+           "LLMProposer", "PathRunner", "PhaseASettings", "ProcessPaths", "RayPaths",
            "RoundSummary", "RuleProposer", "build_graph", "build_skeleton"]

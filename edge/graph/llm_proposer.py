@@ -1,10 +1,10 @@
 """LLM binding proposer: Phase A's per-edge judgment asked of any OpenAI-compatible chat endpoint (paper §3.2).
 
-    export KOPA_EDGE__LLM_BASE_URL=http://127.0.0.1:8000/v1 KOPA_EDGE__LLM_MODEL=qwen3.5-122b
-    export KOPA_EDGE__LLM_API_KEY=...            # optional; sent as a Bearer token, written nowhere
+    export KOPA_MODELS__PROPOSER__BASE_URL=http://127.0.0.1:8000/v1 KOPA_MODELS__PROPOSER__MODEL=qwen3.5-122b
+    export KOPA_MODELS__PROPOSER__API_KEY=...    # optional; sent as a Bearer token, written nowhere
     kopa edge graph build --sandbox              # uses this proposer; without a base URL, the rule proposer
 
-    proposer = LLMProposer(LLMProposerSettings(base_url=..., model=...), cache_path="replies.jsonl")
+    proposer = LLMProposer(ProposerProfile(base_url=..., model=...), cache_path="replies.jsonl")
     proposal = proposer.propose(catalog.get("find_dart_corp_code"), catalog.get("get_dart_company_overview"))
     proposals = await proposer.propose_many(pairs, concurrency=16)   # same order as ``pairs``
     proposer.stats     # {"llm": n, "fallback_invalid": n, "fallback_error": n, "cached": n}
@@ -19,7 +19,8 @@ The reply is parsed leniently (reasoning in ``<think>`` blocks and ```json fence
 JSON object is taken) and validated strictly against the two tool specs (a JSON schema built per edge):
 fields must be u's output fields, parameters v's non-generic parameters, each bound at most once,
 feasibility a number in [0, 1], candidate values strings (whole numbers are accepted and written as text).
-A reply that fails validation, or an endpoint that fails after ``retries`` re-asks, falls back to the
+A reply that fails validation, or an endpoint that fails after the profile's ``max_retries`` re-sends (the
+``models.ChatClient`` policy shared by every model endpoint), falls back to the
 ``RuleProposer``'s answer for that edge, and ``stats`` counts why; one bad reply never stops an admission.
 ``fallbacks`` keeps the reason per edge. ``stats["cached"]`` counts replies reused from the cache (each is
 also counted as ``llm`` or ``fallback_invalid``).
@@ -43,18 +44,21 @@ import re
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
 import jsonschema
 
 from mcp_gateway.catalog.spec import ParamSpec, ToolSpec
+from models.errors import EndpointError
+from models.settings import ProposerProfile
 
 from .proposer import BindingProposal, ParamSource, RuleProposer, SourceKind, candidates
-from .settings import LLMProposerSettings
 
-__all__ = ["PROMPT_VERSION", "ChatEndpoint", "EndpointFailure", "InvalidReply", "LLMProposer", "LLMProposerError",
-           "edge_message", "parse_reply", "post_chat", "proposal_from_reply", "reply_schema", "run_blocking"]
+if TYPE_CHECKING:
+    from models.client import ChatClient
+
+__all__ = ["PROMPT_VERSION", "InvalidReply", "LLMProposer", "LLMProposerError", "edge_message", "parse_reply",
+           "proposal_from_reply", "reply_schema", "run_blocking"]
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +101,6 @@ class LLMProposerError(RuntimeError):
 
 class InvalidReply(ValueError):
     """The model's reply is no acceptable binding proposal for the edge; the message says what was wrong."""
-
-
-class EndpointFailure(RuntimeError):
-    """The chat endpoint gave no completion: unreachable, timed out, an HTTP error or a body that is no completion."""
 
 
 # --- what is sent --------------------------------------------------------------------------------------------
@@ -219,9 +219,9 @@ def _as_text(value: str | int | float) -> str:
 class LLMProposer:
     """Binding proposals from a chat model, validated per edge, with the rule proposer as the fallback."""
 
-    def __init__(self, settings: LLMProposerSettings, *, fallback: RuleProposer | None = None,
+    def __init__(self, settings: ProposerProfile, *, fallback: RuleProposer | None = None,
                  cache_path: Path | str | None = None):
-        self.settings = settings
+        self.settings = settings.required("proposer")
         self.fallback = fallback or RuleProposer()
         self.stats = {"llm": 0, "fallback_invalid": 0, "fallback_error": 0, "cached": 0}
         self.fallbacks: dict[tuple[str, str], str] = {}  # (u, v) → why the rule proposer answered
@@ -243,9 +243,9 @@ class LLMProposer:
         """One proposal per pair, in the order of ``pairs``; each distinct (u, v) is asked at most once."""
         distinct = {(u.name, v.name): (u, v) for u, v in pairs}
         limit = asyncio.Semaphore(concurrency or self.settings.concurrency)
-        key = self.settings.api_key.get_secret_value()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        async with httpx.AsyncClient(headers=headers) as client:
+        from models.client import ChatClient  # the openai SDK, imported only when a model is asked
+
+        async with ChatClient(self.settings, role="proposer") as client:
 
             async def one(u: ToolSpec, v: ToolSpec) -> BindingProposal | None:
                 async with limit:
@@ -255,7 +255,7 @@ class LLMProposer:
         by_edge = dict(zip(distinct, answers))
         return [by_edge[(u.name, v.name)] for u, v in pairs]
 
-    async def _propose_one(self, client: httpx.AsyncClient, source: ToolSpec,
+    async def _propose_one(self, client: ChatClient, source: ToolSpec,
                            target: ToolSpec) -> BindingProposal | None:
         edge = (source.name, target.name)
         content = self._cache.get(edge)
@@ -264,7 +264,7 @@ class LLMProposer:
         else:
             try:
                 content = await self._ask(client, source, target)
-            except EndpointFailure as exc:
+            except EndpointError as exc:
                 return self._fall_back(edge, "fallback_error", str(exc), source, target)
             self._cache.put(edge, content)
         try:
@@ -281,62 +281,19 @@ class LLMProposer:
         log.debug("%s → %s: rule proposer answers (%s): %s", *edge, why, reason)
         return self.fallback.propose(source, target)
 
-    async def _ask(self, client: httpx.AsyncClient, source: ToolSpec, target: ToolSpec) -> str | None:
-        """The reply text for one edge, re-asking after transient failures; ``EndpointFailure`` when none came."""
-        cfg = self.settings
-        body: dict[str, Any] = {"model": cfg.model, "temperature": cfg.temperature, "seed": cfg.seed,
-                                "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                                             {"role": "user", "content": edge_message(source, target)}]}
-        if cfg.max_tokens is not None:
-            body["max_tokens"] = cfg.max_tokens
-        if cfg.response_format == "json_object":
-            body["response_format"] = {"type": "json_object"}
-        elif cfg.response_format == "json_schema":
-            body["response_format"] = {"type": "json_schema", "json_schema": {
+    async def _ask(self, client: ChatClient, source: ToolSpec, target: ToolSpec) -> str | None:
+        """The reply text for one edge (None: a reply without text); ``EndpointError`` when none came."""
+        if self.settings.response_format == "json_object":
+            response_format: dict[str, Any] | None = {"type": "json_object"}
+        elif self.settings.response_format == "json_schema":
+            response_format = {"type": "json_schema", "json_schema": {
                 "name": "binding_proposal", "schema": reply_schema(source, target)}}
-        return await post_chat(client, cfg, body)
-
-
-class ChatEndpoint(Protocol):
-    """What ``post_chat`` needs of an endpoint's settings (``LLMProposerSettings`` and the writer's have it)."""
-
-    url: str
-    timeout_s: float
-    retries: int
-    retry_backoff_s: float
-
-
-async def post_chat(client: httpx.AsyncClient, cfg: ChatEndpoint, body: dict[str, Any]) -> str | None:
-    """POST one chat completion and return the reply text (None: a reply without text), re-asking after a
-    timeout, a connection error, HTTP 408/429 or 5xx with doubling waits; ``EndpointFailure`` when no reply came.
-    The EDGE proposer, writer and judge all speak to their endpoints through this one policy."""
-    problem = ""
-    for attempt in range(cfg.retries + 1):
-        if attempt:
-            await asyncio.sleep(cfg.retry_backoff_s * 2 ** (attempt - 1))
-        try:
-            response = await client.post(cfg.url, json=body, timeout=cfg.timeout_s)
-        except httpx.TimeoutException:
-            problem = f"{cfg.url}: no reply within {cfg.timeout_s:g} s"
-            continue
-        except httpx.HTTPError as exc:
-            problem = f"{cfg.url}: {type(exc).__name__}: {exc}"
-            continue
-        if response.status_code == 200:
-            return _message_content(cfg.url, response)
-        problem = f"{cfg.url} answered HTTP {response.status_code}: {response.text[:300]}"
-        if response.status_code not in (408, 429) and response.status_code < 500:
-            break  # a refused request is refused again
-    raise EndpointFailure(problem)
-
-
-def _message_content(url: str, response: httpx.Response) -> str | None:
-    try:
-        message = response.json()["choices"][0]["message"]
-    except (ValueError, LookupError, TypeError):
-        raise EndpointFailure(f"{url} answered 200 with no chat completion: {response.text[:300]}") from None
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, str) else None  # no text: an invalid reply, not an endpoint fault
+        else:
+            response_format = None
+        reply = await client.complete([{"role": "system", "content": SYSTEM_PROMPT},
+                                       {"role": "user", "content": edge_message(source, target)}],
+                                      response_format=response_format)
+        return reply.content  # no text: an invalid reply, not an endpoint fault
 
 
 class _ReplyCache:

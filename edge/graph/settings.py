@@ -5,16 +5,13 @@
 
 Environment variables ``KOPA_EDGE__<NAME>`` override them when read through ``PhaseASettings.from_env()``.
 
-The binding proposer's chat endpoint is configured apart (``LLMProposerSettings``, ``KOPA_EDGE__LLM_<NAME>``):
-``PhaseASettings`` goes into a run's meta, and the API key must never land there.
+The binding proposer's chat endpoint is configured apart (``KopaSettings().models.proposer``,
+``KOPA_MODELS__PROPOSER__<NAME>``): ``PhaseASettings`` goes into a run's meta, and the API key must never land there.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -66,61 +63,3 @@ class _EdgeEnv(BaseSettings):
     max_path_edges: int | None = None
     environmental_retries: int | None = None
     seed: int | None = None
-
-
-class LLMProposerSettings(BaseModel):
-    """An OpenAI-compatible chat endpoint that proposes each candidate edge's binding (``edge.graph.llm_proposer``).
-
-    ``LLMProposerSettings.from_env()`` reads ``KOPA_EDGE__LLM_BASE_URL``, ``_MODEL``, ``_API_KEY``, ``_TIMEOUT_S``,
-    ``_TEMPERATURE``, ``_SEED``, ``_MAX_TOKENS``, ``_CONCURRENCY``, ``_RETRIES``, ``_RESPONSE_FORMAT``, ``_CACHE``.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    base_url: str = Field(min_length=1, description="OpenAI-style base URL ending in /v1, e.g. http://127.0.0.1:8000/v1")
-    model: str = Field(min_length=1, description="model name the endpoint serves")
-    api_key: SecretStr = Field(SecretStr(""), description="sent as a Bearer token; empty: no Authorization header")
-    timeout_s: float = Field(60.0, gt=0, description="one chat request")
-    temperature: float = Field(0.0, ge=0, le=2, description="0: the same edge gets the same answer")
-    seed: int = Field(0, description="sampling seed sent with every request")
-    max_tokens: int | None = Field(1024, ge=1, description="per reply; None: the endpoint's default")
-    concurrency: int = Field(8, ge=1, description="chat requests in flight at once")
-    retries: int = Field(2, ge=0, description="re-asks after a timeout, a connection error, HTTP 408/429 or 5xx")
-    retry_backoff_s: float = Field(1.0, ge=0, description="wait before the first re-ask; doubled for each next one")
-    response_format: Literal["json_object", "json_schema", "none"] = Field(
-        "json_object", description="json_schema: the per-edge reply schema (servers with guided decoding); "
-                                   "none: for servers that refuse response_format")
-    cache: Path | None = Field(None, description="JSON Lines file of the replies per edge (default: beside the run)")
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url.rstrip('/')}/chat/completions"
-
-    @classmethod
-    def from_env(cls, **overrides: object) -> LLMProposerSettings | None:
-        """The configured endpoint, or None when ``KOPA_EDGE__LLM_BASE_URL`` is not set (the rule proposer's case)."""
-        env = _LLMEnv().model_dump(exclude_none=True)
-        values = {**env, **{k: v for k, v in overrides.items() if v is not None}}
-        if not values.get("base_url"):
-            return None
-        if not values.get("model"):
-            raise ValueError("KOPA_EDGE__LLM_BASE_URL is set but KOPA_EDGE__LLM_MODEL is not: name the model the "
-                             "endpoint serves")
-        return cls.model_validate(values)
-
-
-class _LLMEnv(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="KOPA_EDGE__LLM_", extra="ignore")
-
-    base_url: str | None = None
-    model: str | None = None
-    api_key: str | None = None
-    timeout_s: float | None = None
-    temperature: float | None = None
-    seed: int | None = None
-    max_tokens: int | None = None
-    concurrency: int | None = None
-    retries: int | None = None
-    retry_backoff_s: float | None = None
-    response_format: str | None = None
-    cache: Path | None = None

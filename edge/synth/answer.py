@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bench.task import ResponseType
-from bench.taskset.draft import _number_text  # the task set's own number format: one definition of it
+from bench.taskset.draft import number_text  # the task set's own number format: one definition of it
 
 from .junctions import as_number, distinct_values
 
@@ -78,7 +78,7 @@ def recompute(recipe: Mapping[str, Any], records_by_call: Sequence[Records]) -> 
     """
     op = recipe["op"]
     if op == "count":
-        return _number_text(len(_gather(records_by_call, recipe["calls"])))
+        return number_text(len(_gather(records_by_call, recipe["calls"])))
     if op == "field":
         values = distinct_values(_gather(records_by_call, recipe["calls"]), recipe["field"])
         if len(values) != 1:
@@ -87,12 +87,12 @@ def recompute(recipe: Mapping[str, Any], records_by_call: Sequence[Records]) -> 
             number = as_number(values[0])
             if number is None:
                 raise RecipeError(f"field {recipe['field']!r} holds {values[0]!r}, not a number")
-            return _number_text(number)
+            return number_text(number)
         return values[0]
     if op == "compare":
         counts = [(g["label"], len(_gather(records_by_call, g["calls"]))) for g in recipe["groups"]]
         if recipe["pick"] == "diff":
-            return _number_text(max(c for _, c in counts) - min(c for _, c in counts))
+            return number_text(max(c for _, c in counts) - min(c for _, c in counts))
         best = (max if recipe["pick"] == "max" else min)(c for _, c in counts)
         winners = [label for label, c in counts if c == best]
         if len(winners) != 1:

@@ -121,7 +121,7 @@ async def test_malformed_tool_calls_are_error_steps_the_model_is_told_about(scri
 
 async def test_a_failing_model_server_is_a_502_and_a_bad_request_a_400(scripted, gateway):
     base_url, _ = scripted((500, "model crashed"))
-    async with serve_app(endpoint_app(base_url, gateway)) as origin, client(origin) as oai:
+    async with serve_app(endpoint_app(base_url, gateway, max_retries=0)) as origin, client(origin) as oai:
         with pytest.raises(openai.APIStatusError) as failed:
             await oai.chat.completions.create(model="kopa-agent", messages=[{"role": "user", "content": "hi"}])
         with pytest.raises(openai.BadRequestError) as unknown:

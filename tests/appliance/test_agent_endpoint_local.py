@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from appliance.serving import ModelServer, plan_model_server
 from appliance.serving.service import serve_app
 from mcp_gateway.gateway import open_gateway
 from mcp_gateway.server import AUDIT_LOGGER
+from models.plan import plan_model_server
+from models.server import ModelServer
 from tests.appliance.test_agent_endpoint import OUTCOMES, TOOL, client, endpoint_app, extension
 from tests.conftest import TEST_DATA_DIR, sandbox_upstream
 
@@ -43,7 +44,7 @@ async def gateway() -> AsyncIterator[Any]:
 async def test_local_model_tool_loop_over_the_sandbox_returns_the_trajectory(local_model, gateway, caplog):
     caplog.set_level(logging.INFO, logger=AUDIT_LOGGER)
     app = endpoint_app(local_model.base_url, gateway, model=local_model.plan.served_name,
-                       **local_model.plan.agent_defaults)
+                       **local_model.agent_settings())
     async with serve_app(app) as origin, client(origin) as oai:
         # a 135M model never picks a tool on its own (reference: python-stack.md §3): force it. One model turn
         # is the budget (each CPU turn with a tool grammar costs 10-30 s); the scripted tests cover later turns

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from appliance.bench_cli import run_agent
+from bench.options import BenchRunOptions
 from recorder import CassetteStore
 from tests.bench import conftest as bench_fixtures
 from tests.chat_server import serve_chat, stop
@@ -92,8 +93,9 @@ def folder_digest(folder: Path) -> str:
 
 def test_the_agent_endpoint_plays_benchmark_episodes_and_they_are_scored(setup, model, tmp_path):
     cassettes, tasks, _ = setup
-    result = run_agent("endpoint", tasks, rollouts=1, cassettes=cassettes, run_dir=tmp_path / "run",
-                       base_url=model("서울대입구", "xml"), model="scripted")
+    result = run_agent(BenchRunOptions(agent="endpoint", tasks=tasks, rollouts=1, cassettes=cassettes,
+                                       run_dir=tmp_path / "run", base_url=model("서울대입구", "xml"),
+                                       model="scripted"))
 
     assert result.summary.pass_at[1] == 1.0 and result.summary.action == 1.0 and not result.errors
     line = json.loads((tmp_path / "run" / "episodes.jsonl").read_text(encoding="utf-8"))
@@ -102,7 +104,7 @@ def test_the_agent_endpoint_plays_benchmark_episodes_and_they_are_scored(setup, 
     assert line["usage"] == {"prompt_tokens": 20, "completion_tokens": 4}  # both model turns, via the extension
     assert json.loads((tmp_path / "run" / "coverage.json").read_text()) == {
         "episodes": 1, "replay_misses": 0, "episodes_with_replay_miss": 0, "model_errors": 0, "recorded_misses": 0,
-        "distinct_missed_requests": 0}
+        "distinct_missed_requests": 0, "passed": 1, "wrong_answers": 0, "error_kinds": []}
 
 
 def test_a_replay_miss_is_counted_apart_and_the_coverage_pass_records_it_as_a_child_version(setup, model, tmp_path):
@@ -110,14 +112,14 @@ def test_a_replay_miss_is_counted_apart_and_the_coverage_pass_records_it_as_a_ch
     pinned_digest = folder_digest(cassettes / bench_fixtures.BUNDLE / pinned)
     url = model("서울역", "json")  # another station than the golden path: the bundle has no answer for it
 
-    strict = run_agent("openai", tasks, rollouts=1, cassettes=cassettes, run_dir=tmp_path / "strict",
-                       base_url=url, model="scripted")
+    strict = run_agent(BenchRunOptions(agent="openai", tasks=tasks, rollouts=1, cassettes=cassettes,
+                                       run_dir=tmp_path / "strict", base_url=url, model="scripted"))
     coverage = json.loads((tmp_path / "strict" / "coverage.json").read_text())
     assert (coverage["replay_misses"], coverage["episodes_with_replay_miss"], coverage["model_errors"]) == (1, 1, 0)
     assert not strict.errors
 
-    run_agent("openai", tasks, rollouts=1, cassettes=cassettes, run_dir=tmp_path / "cover", base_url=url,
-              model="scripted", upstream="sandbox", mode="replay-or-record")
+    run_agent(BenchRunOptions(agent="openai", tasks=tasks, rollouts=1, cassettes=cassettes, run_dir=tmp_path / "cover",
+                              base_url=url, model="scripted", upstream="sandbox", mode="replay-or-record"))
     coverage = json.loads((tmp_path / "cover" / "coverage.json").read_text())
     assert (coverage["replay_misses"], coverage["model_errors"]) == (0, 0) and coverage["recorded_misses"] >= 1
     commit = json.loads((tmp_path / "cover" / "coverage-commit.json").read_text())
@@ -129,18 +131,20 @@ def test_a_replay_miss_is_counted_apart_and_the_coverage_pass_records_it_as_a_ch
 
     # the same path now replays strictly from the new version: no miss
     tasks.write_text(tasks.read_text(encoding="utf-8").replace(pinned, new), encoding="utf-8")
-    run_agent("openai", tasks, rollouts=1, cassettes=cassettes, run_dir=tmp_path / "again", base_url=url,
-              model="scripted")
+    run_agent(BenchRunOptions(agent="openai", tasks=tasks, rollouts=1, cassettes=cassettes, run_dir=tmp_path / "again",
+                              base_url=url, model="scripted"))
     assert json.loads((tmp_path / "again" / "coverage.json").read_text())["replay_misses"] == 0
 
 
 def test_the_coverage_pass_needs_the_sandbox_and_a_head_at_the_pinned_version(setup, tmp_path):
     cassettes, tasks, pinned = setup
     with pytest.raises(ValueError, match="add --upstream sandbox"):
-        run_agent("oracle", tasks, mode="replay-or-record", cassettes=cassettes, run_dir=tmp_path / "a")
+        run_agent(BenchRunOptions(agent="oracle", tasks=tasks, mode="replay-or-record", cassettes=cassettes,
+                                  run_dir=tmp_path / "a"))
     with pytest.raises(ValueError, match="--mode 'record': choose one of replay, replay-or-record"):
-        run_agent("oracle", tasks, mode="record", cassettes=cassettes, run_dir=tmp_path / "b")
+        run_agent(BenchRunOptions(agent="oracle", tasks=tasks, mode="record", cassettes=cassettes,
+                                  run_dir=tmp_path / "b"))
     (cassettes / bench_fixtures.BUNDLE / "HEAD").write_text("0" * 20 + "\n")
     with pytest.raises(ValueError, match=f"whose HEAD is {pinned}"):
-        run_agent("oracle", tasks, mode="replay-or-record", upstream="sandbox", cassettes=cassettes,
-                  run_dir=tmp_path / "c")
+        run_agent(BenchRunOptions(agent="oracle", tasks=tasks, mode="replay-or-record", upstream="sandbox",
+                                  cassettes=cassettes, run_dir=tmp_path / "c"))

@@ -301,13 +301,14 @@ async def test_two_replayed_runs_with_the_same_seed_are_identical(recorded_bundl
 
 
 async def test_the_llm_judge_grades_judge_answers_when_enabled_and_its_use_is_recorded(gateway, episode_tasks):
-    from bench.scoring.judge import JudgeConfig, LLMJudge
+    from bench.scoring.judge import LLMJudge
+    from models.settings import JudgeProfile
     from tests.bench.test_response_scorer import StandInJudge
 
     task = episode_tasks["ep-judge"]
     standin = StandInJudge()
     with standin.server:
-        judge = LLMJudge(JudgeConfig(enabled=True, base_url=standin.base_url, model="stand-in-judge"))
+        judge = LLMJudge(JudgeProfile(base_url=standin.base_url, model="stand-in-judge"))
         judged = await run_episode(task, OracleAgent(), gateway, seed=0, judge=judge)
         standin.script = [(503, "overloaded"), (503, "still overloaded")]  # the judge cannot be asked
         fallback = await run_episode(task, OracleAgent(), gateway, seed=0, judge=judge)

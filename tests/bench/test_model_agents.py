@@ -244,7 +244,7 @@ async def test_lone_surrogate_escapes_from_the_model_become_replacement_characte
 async def test_endpoint_failures_end_the_episode_with_the_error_kept(endpoint, episode_tasks, gateway, reply, expected):
     task = episode_tasks["ep-string"]
     ep = endpoint(calls(("search_subway_stations", golden_args(task, 0))), reply)
-    outcome = await run_episode(task, agent_for(ep), gateway, seed=0)
+    outcome = await run_episode(task, agent_for(ep, max_retries=0), gateway, seed=0)
 
     assert outcome.answer is None and not outcome.passed
     assert "EndpointError" in outcome.error and expected in outcome.error
@@ -252,10 +252,20 @@ async def test_endpoint_failures_end_the_episode_with_the_error_kept(endpoint, e
     assert outcome.action.corr == 1.0
 
 
+async def test_a_5xx_is_sent_again_and_the_episode_goes_on(endpoint, episode_tasks, gateway):
+    task = episode_tasks["ep-string"]
+    ep = endpoint(calls(("search_subway_stations", golden_args(task, 0))),
+                  raw(503, '{"error": "overloaded"}'), says("ANSWER: {0228}"))
+    outcome = await run_episode(task, agent_for(ep, max_retries=1), gateway, seed=0)
+    assert outcome.error is None and outcome.answer == "ANSWER: {0228}"
+    assert len(ep.requests) == 3  # the 503 was answered by sending the same request again
+
+
 async def test_a_slow_reply_past_the_request_timeout_ends_the_episode(endpoint, episode_tasks, gateway):
     ep = endpoint(raw(200, json.dumps(completion({"content": "ANSWER: {0228}"})), delay=6.0))
     started = time.monotonic()
-    outcome = await run_episode(episode_tasks["ep-string"], agent_for(ep, request_timeout_s=0.5), gateway, seed=0)
+    outcome = await run_episode(episode_tasks["ep-string"], agent_for(ep, request_timeout_s=0.5, max_retries=0), gateway,
+                                seed=0)
     assert time.monotonic() - started < 5.0  # gave up at 0.5 s, long before the 6 s reply
     assert outcome.answer is None and "EndpointError" in outcome.error and "no reply within 0.5 s" in outcome.error
 
@@ -318,15 +328,25 @@ def test_cap_cuts_text_that_has_no_records_to_drop():
     assert approx_tokens("가나다") == 3 and approx_tokens("abcdef") == 2  # UTF-8 bytes / 3
 
 
-def test_config_defaults_follow_appendix_i_and_read_the_environment():
-    config = OpenAIAgentConfig.from_env({"KOPA_AGENT_BASE_URL": "http://h:1/v1/", "KOPA_AGENT_MODEL": "m",
-                                         "KOPA_AGENT_API_KEY": "secret", "KOPA_AGENT_MAX_TURNS": "7"})
+def test_config_defaults_follow_appendix_i_and_read_the_agent_profile(monkeypatch, tmp_path):
+    from appliance.config import KopaSettings
+    from models.settings import ModelSettings
+
+    monkeypatch.chdir(tmp_path)  # no kopa.toml here: the environment alone
+    monkeypatch.setenv("KOPA_MODELS__AGENT__BASE_URL", "http://h:1/v1/")
+    monkeypatch.setenv("KOPA_MODELS__AGENT__MODEL", "m")
+    monkeypatch.setenv("KOPA_MODELS__AGENT__API_KEY", "secret")
+    config = OpenAIAgentConfig.from_profile(KopaSettings().models.agent, max_turns=7)  # --max-turns 7
     assert (config.max_turns, config.max_tool_tokens, config.episode_timeout_s, config.tool_timeout_s) == \
         (7, 16_000, 600.0, 60.0)
     assert config.url == "http://h:1/v1/chat/completions" and "secret" not in repr(config)
+    assert config.api_key.get_secret_value() == "secret" and config.model == "m"
     assert OpenAIAgentConfig(base_url="u", model="m").max_turns == 15
     with pytest.raises(ValueError, match="model"):
-        OpenAIAgentConfig.from_env({"KOPA_AGENT_BASE_URL": "http://h:1/v1"})
+        OpenAIAgentConfig.from_profile(ModelSettings(agent={"base_url": "http://h:1/v1"}).agent)
+    # --base-url and --model override the profile; None (an option not given) leaves it
+    over = OpenAIAgentConfig.from_profile(KopaSettings().models.agent, base_url="http://other:2/v1", model=None)
+    assert (over.base_url, over.model) == ("http://other:2/v1", "m")
 
 
 # ----------------------------------------------------------------------------------- the local model

@@ -19,13 +19,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from models.settings import JudgeProfile
 from bench.scoring.judge import (
-    JudgeConfig,
     JudgeError,
     JudgeVerdict,
     LLMJudge,
     grade_response,
     grade_response_sync,
+    judge_from_profile,
     judge_messages,
     parse_verdict,
 )
@@ -290,11 +291,11 @@ def judge(standin: StandInJudge) -> LLMJudge:
     standin.requests.clear()
     standin.headers.clear()
     standin.script.clear()
-    return LLMJudge(JudgeConfig(enabled=True, base_url=standin.base_url, model="judge-standin", api_key="sk-test"))
+    return LLMJudge(JudgeProfile(base_url=standin.base_url, model="judge-standin", api_key="sk-test"))
 
 
 async def test_the_judge_is_off_by_default_and_never_called(standin, judge):
-    off = LLMJudge(JudgeConfig(base_url=judge.config.base_url, model="judge-standin"))
+    off = judge_from_profile(JudgeProfile(model="judge-standin"))  # no base URL: no judge
     score = await grade_response(STRING_TASK, "ANSWER: {라이트론 주식회사}", off)
     assert (score.passed, score.method, score.judge_model) == (False, "exact", None)
     assert await grade_response(STRING_TASK, "ANSWER: {라이트론 주식회사}") == score
@@ -367,8 +368,7 @@ async def test_a_server_error_is_retried_then_raised(standin, judge):
 
 
 async def test_an_unreachable_judge_raises_a_judge_error():
-    judge = LLMJudge(JudgeConfig(enabled=True, base_url=f"http://127.0.0.1:{free_port()}/v1", model="m",
-                                 timeout_s=5))
+    judge = LLMJudge(JudgeProfile(base_url=f"http://127.0.0.1:{free_port()}/v1", model="m", timeout_s=5))
     with pytest.raises(JudgeError, match="is unreachable"):
         await grade_response(STRING_TASK, "ANSWER: {엘티}", judge)
 
@@ -382,7 +382,7 @@ def test_the_sync_path_gives_the_same_score(standin, judge):
 
 def test_a_disabled_judge_refuses_to_be_asked():
     with pytest.raises(JudgeError, match="the judge is disabled"):
-        LLMJudge(JudgeConfig()).verdict_sync("q", "string", ["a"], "a")
+        LLMJudge(JudgeProfile()).verdict_sync("q", "string", ["a"], "a")
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -403,11 +403,10 @@ def test_a_long_reply_reaches_the_judge_by_its_tail():
     assert "ANSWER: {끝}" in user and user.count("가") == 100 - len("ANSWER: {끝}")
 
 
-def test_judge_config_reads_the_environment_and_names_what_is_missing():
-    config = JudgeConfig.from_env({"KOPA_JUDGE_ENABLED": "1", "KOPA_JUDGE_BASE_URL": "http://127.0.0.1:8000/v1",
-                                   "KOPA_JUDGE_MODEL": "qwen", "KOPA_JUDGE_API_KEY": "sk-secret"})
-    assert (config.enabled, config.url, config.model) == (True, "http://127.0.0.1:8000/v1/chat/completions", "qwen")
-    assert "sk-secret" not in repr(config)
-    assert JudgeConfig.from_env({}) == JudgeConfig()
-    with pytest.raises(ValueError, match=r"enabled but model is not set \(env KOPA_JUDGE_MODEL\)"):
-        JudgeConfig.from_env({"KOPA_JUDGE_ENABLED": "true", "KOPA_JUDGE_BASE_URL": "http://x/v1"})
+def test_the_judge_comes_from_its_profile_and_names_what_is_missing():
+    judge = judge_from_profile(JudgeProfile(base_url="http://127.0.0.1:8000/v1", model="qwen", api_key="sk-secret"))
+    assert (judge.enabled, judge.model) == (True, "qwen")
+    assert "sk-secret" not in repr(judge.profile)
+    assert judge_from_profile(JudgeProfile()) is None
+    with pytest.raises(ValueError, match=r"judge model endpoint needs model: set KOPA_MODELS__JUDGE__MODEL"):
+        judge_from_profile(JudgeProfile(base_url="http://x/v1"))

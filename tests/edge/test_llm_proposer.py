@@ -29,7 +29,8 @@ from edge.graph.llm_proposer import (
     parse_reply,
 )
 from edge.graph.proposer import ParamSource, RuleProposer, SourceKind
-from edge.graph.settings import LLMProposerSettings, PhaseASettings
+from edge.graph.settings import PhaseASettings
+from models.settings import ProposerProfile
 from edge.graph.skeleton import CandidateEdge
 from edge.graph.store import GraphStore
 from mcp_gateway.catalog import Catalog, load_catalog
@@ -124,8 +125,8 @@ def catalog() -> Catalog:
 
 def proposer_for(ep: EdgeEndpoint, **fields: Any) -> LLMProposer:
     cache_path = fields.pop("cache_path", None)
-    settings = LLMProposerSettings(**{"base_url": ep.base_url, "model": "scripted", "api_key": SECRET, "retries": 0,
-                                      "retry_backoff_s": 0, **fields})
+    settings = ProposerProfile(**{"base_url": ep.base_url, "model": "scripted", "api_key": SECRET, "max_retries": 0,
+                                  **fields})
     return LLMProposer(settings, cache_path=cache_path)
 
 
@@ -270,7 +271,7 @@ def test_transient_failures_are_asked_again_and_refusals_are_not(endpoint, catal
     ep.replies[(CORP, ACCOUNTS)] = status(400, "response_format is not supported")
     ep.replies[(CORP, BOND)] = [status(500), good]
     ep.delays[(CORP, BOND)] = 0.5
-    proposer = proposer_for(ep, retries=2, timeout_s=0.2)
+    proposer = proposer_for(ep, max_retries=2, timeout_s=0.2)
     u = catalog.get(CORP)
     assert proposer.propose(u, catalog.get(OVERVIEW)).bound == {"corp_code": "corp_code"}
     assert proposer.propose(u, catalog.get(ACCOUNTS)) == RuleProposer().propose(u, catalog.get(ACCOUNTS))
@@ -322,7 +323,7 @@ def test_replies_are_cached_on_disk_and_a_resumed_run_does_not_ask_again(endpoin
     assert asyncio.run(again.propose_many(pairs)) == first
     assert len(ep.requests) == asked  # nothing asked again
     assert again.stats == {"llm": len(pairs) - 1, "fallback_invalid": 1, "fallback_error": 0, "cached": len(pairs)}
-    other = LLMProposerSettings(base_url=ep.base_url, model="another-model")
+    other = ProposerProfile(base_url=ep.base_url, model="another-model")
     with pytest.raises(LLMProposerError, match="another-model"):
         LLMProposer(other, cache_path=cache)
 
@@ -342,20 +343,20 @@ def test_admission_uses_propose_many_in_candidate_order(endpoint, catalog, tmp_p
 
 
 def test_settings_come_from_the_environment(monkeypatch):
-    for name in ("BASE_URL", "MODEL", "API_KEY", "CONCURRENCY"):
-        monkeypatch.delenv(f"KOPA_EDGE__LLM_{name}", raising=False)
-    assert LLMProposerSettings.from_env() is None  # the rule proposer's case
-    monkeypatch.setenv("KOPA_EDGE__LLM_BASE_URL", "http://127.0.0.1:9/v1")
-    with pytest.raises(ValueError, match="KOPA_EDGE__LLM_MODEL"):
-        LLMProposerSettings.from_env()
-    monkeypatch.setenv("KOPA_EDGE__LLM_MODEL", "qwen")
-    monkeypatch.setenv("KOPA_EDGE__LLM_API_KEY", SECRET)
-    monkeypatch.setenv("KOPA_EDGE__LLM_CONCURRENCY", "32")
-    settings = LLMProposerSettings.from_env()
-    assert settings.url == "http://127.0.0.1:9/v1/chat/completions" and settings.concurrency == 32
+    from appliance.config import KopaSettings
+
+    assert not KopaSettings().models.proposer.configured  # the rule proposer's case
+    monkeypatch.setenv("KOPA_MODELS__PROPOSER__BASE_URL", "http://127.0.0.1:9/v1")
+    with pytest.raises(ValueError, match="KOPA_MODELS__PROPOSER__MODEL"):
+        LLMProposer(KopaSettings().models.proposer)
+    monkeypatch.setenv("KOPA_MODELS__PROPOSER__MODEL", "qwen")
+    monkeypatch.setenv("KOPA_MODELS__PROPOSER__API_KEY", SECRET)
+    monkeypatch.setenv("KOPA_MODELS__PROPOSER__CONCURRENCY", "32")
+    settings = LLMProposer(KopaSettings().models.proposer).settings
+    assert settings.base_url == "http://127.0.0.1:9/v1" and settings.concurrency == 32
     assert settings.api_key.get_secret_value() == SECRET and SECRET not in repr(settings)
     assert settings.temperature == 0
-    assert PhaseASettings.from_env() == PhaseASettings()  # the LLM variables are not Phase A settings
+    assert PhaseASettings.from_env() == PhaseASettings()  # the model variables are not Phase A settings
 
 
 # ----------------------------------------------------------------------------------- the CLI
@@ -368,8 +369,8 @@ def test_cli_build_uses_the_configured_endpoint(endpoint, tmp_path):
     args = ["edge", "graph", "build", "--rounds", "1", "--trials", "4", "--run", str(run),
             "--tool", CORP, "--tool", OVERVIEW, "--tool", BOND]
     env = {"KOPA_HOME": str(TEST_DATA_DIR), "KOPA_SANDBOX__SCALE": str(TEST_SCALE), "COLUMNS": "200",
-           "KOPA_EDGE__LLM_BASE_URL": ep.base_url, "KOPA_EDGE__LLM_MODEL": "scripted",
-           "KOPA_EDGE__LLM_API_KEY": SECRET, "KOPA_EDGE__LLM_RETRY_BACKOFF_S": "0"}
+           "KOPA_MODELS__PROPOSER__BASE_URL": ep.base_url, "KOPA_MODELS__PROPOSER__MODEL": "scripted",
+           "KOPA_MODELS__PROPOSER__API_KEY": SECRET}
     done = CliRunner().invoke(app, args, env=env)
     assert done.exit_code == 0, done.output
     assert f"binding proposer: llm scripted at {ep.base_url}" in done.stderr
@@ -387,7 +388,7 @@ def test_cli_build_uses_the_configured_endpoint(endpoint, tmp_path):
     assert replies.is_file() and SECRET not in replies.read_text() and SECRET.encode() not in run.read_bytes()
 
     # resuming with the rule proposer is refused; with the same model it asks nothing again
-    rule_env = {**env, "KOPA_EDGE__LLM_BASE_URL": None, "KOPA_EDGE__LLM_MODEL": None}
+    rule_env = {**env, "KOPA_MODELS__PROPOSER__BASE_URL": None, "KOPA_MODELS__PROPOSER__MODEL": None}
     refused = CliRunner().invoke(app, [*args[:4], "2", *args[5:]], env=rule_env)
     assert refused.exit_code != 0 and "proposer" in str(refused.exception)
     assert "belongs to another configuration" in str(refused.exception)

@@ -1,8 +1,8 @@
 """Rollouts over strict replay of the shipped bundle, driven by scripted policies, scored by the bench scorers.
 
 Real parts only: the replay gateway on cassettes/ (an empty home, no world), bench.episode, the bench scorers, the
-qwen3_coder parser (verl's when verl is installed). The reward function must give the bench's own verdict on the
-same trajectory, whatever the trajectory is.
+tool-call reader (``models.toolcalls``; the qwen3_coder round trip: tests/models/test_toolcalls.py). The reward
+function must give the bench's own verdict on the same trajectory, whatever the trajectory is.
 """
 
 from __future__ import annotations
@@ -17,28 +17,12 @@ from bench.agents.oracle import format_answer, golden_steps
 from bench.episode import run_episode
 from bench.task import RewardBasis
 from mcp_gateway.catalog import load_catalog
+from models.toolcalls import ToolCall, read_text, render_assistant
 from train.episode import PolicyStop, RolloutLimits, episode_record, parallel_width, run_rollout
 from train.policies import GoldenPolicy, ScriptedPolicy, runtime_context_from_prompt
 from train.reward import RECORD_KEY, compute_score
-from train.toolcalls import ToolCall, parse_assistant, parser_name, render_assistant
 
 from .conftest import IDS, bench_tasks, replay_gateway
-
-TOOLS = [{"type": "function", "function": {"name": "f", "description": "", "parameters": {"type": "object", "properties": {
-    "KEY": {"type": "string"}, "n": {"type": "integer"}, "x": {"type": "number"}, "ok": {"type": "boolean"},
-    "ids": {"type": "array", "items": {"type": "string"}}, "code": {"type": "string"}}}}}]
-
-
-def test_qwen3_coder_calls_round_trip_with_their_declared_types():
-    calls = [ToolCall("f", {"KEY": "kopa-dart-1", "n": 3, "x": 2.5, "ok": True, "ids": ["a", "서울"], "code": "007"}),
-             ToolCall("f", {"n": 1})]
-    turn = parse_assistant(render_assistant("확인합니다.", calls), TOOLS)
-    assert turn.content.strip() == "확인합니다."
-    assert [c.arguments for c in turn.calls] == [c.arguments for c in calls]
-    assert parse_assistant("ANSWER: {42}", TOOLS).calls == ()
-    pytest.importorskip("verl")
-    assert parser_name() == "verl.qwen3_coder"
-
 
 def wrong_answer(task):
     """The golden calls, then an answer that is not the golden one (a state-only task: one write too few)."""
@@ -196,3 +180,35 @@ def test_without_a_record_the_reward_scores_the_text_against_the_ground_truth():
     assert compute_score("kopa-edge", "\\boxed{-1}", truth, {})["score"] == 0.0
     state = json.dumps({"response_type": None, "accepted_answers": [], "reward_basis": ["ACTION", "ENVIRONMENT"]})
     assert compute_score("kopa-edge", "완료", state, None)["score"] == 0.0  # no final state known: fails
+
+
+def test_golden_calls_written_as_hermes_json_with_quoted_values_are_the_golden_trajectory(tmp_path):
+    """The small model's format (hermes JSON) and a habit of quoting numbers: the reader types the values by the
+    tool's schema (``models.toolcalls``), so the calls run, the record and the reward are the golden ones."""
+    task = bench_tasks()["trf-001"]  # pageNo, numOfRows: integers
+    written: list[str] = []
+
+    class HermesPolicy(GoldenPolicy):
+        async def __call__(self, messages, tools):
+            text = await super().__call__(messages, tools)
+            turn = read_text(text, tools)
+            quoted = [ToolCall(c.name, {k: v if isinstance(v, str) else json.dumps(v) for k, v in c.arguments.items()})
+                      for c in turn.calls]
+            written.append(render_assistant("", quoted, text_format="hermes") if quoted else text)
+            return written[-1]
+
+    async def run():
+        gateway = replay_gateway(tmp_path, task.bundle)
+        try:
+            return (await run_rollout(task, GoldenPolicy(task), gateway),
+                    await run_rollout(task, HermesPolicy(task), gateway))
+        finally:
+            await gateway.aclose()
+
+    golden, hermes = asyncio.run(run())
+    assert written[0].startswith('<tool_call>\n{"name": ') and '"pageNo": "1"' in written[0]
+    assert any(isinstance(v, int) for c in golden.record["calls"] for v in c["args"].values())  # there was a number
+    assert hermes.record["calls"] == golden.record["calls"]
+    assert hermes.outcome.scores() == golden.outcome.scores() and hermes.outcome.passed
+    reward = compute_score("kopa-edge", "", "{}", {RECORD_KEY: json.loads(json.dumps(hermes.record))})
+    assert reward["score"] == 1.0 and reward["action"] == 1.0

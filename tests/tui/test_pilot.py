@@ -116,7 +116,7 @@ async def test_start_a_small_oracle_run_then_cancel_a_long_one(pilot_home):
         await start("1", "1")  # two tasks, one episode each: runs to the end
         label = bench.query_one("#job-label", Static)
         await until(pilot, lambda: text_of(label).startswith("done"), timeout_s=60)
-        assert text_of(label) == "done: 2 episodes, pass@1 100.0"
+        assert text_of(label) == "done: 2 episodes, pass@1 100.0; model errors: none"
         await until(pilot, lambda: runs.row_count == 3)
         newest = app.source.records.bench_runs()[0]
         assert (newest.agent, newest.n_episodes, newest.complete, newest.pass_at_1) == ("oracle", 2, True, 1.0)

@@ -1,4 +1,5 @@
-"""Bench view: runs from the metadata DB with pass@1 / pass@k / Action per domain as bars; a run's episodes
+"""Bench view: runs from the metadata DB with pass@1 / pass@k / Action per domain as bars, and the run's episodes
+that ended with an error by kind (endpoint timeout, turn limit, …: not wrong answers); a run's episodes
 and transcripts; two runs compared; a new run (agent, tasks, seeds) with a progress bar, cancellable."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 from appliance.metadb import BenchRun
+from bench.report import ErrorGroup, errors_line, run_error_groups
 
 from ..messages import BenchFinished, BenchProgress
 from ..sources import BenchJob, BenchRequest, DomainRow, JobCancelled
@@ -36,6 +38,7 @@ class BenchScreen(Screen):
         yield Header()
         yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
         yield BarChart(("pass@1", "pass@k", "Action"), bar_width=12, id="domains")
+        yield Static("", id="errors", markup=False)
         with Horizontal(id="job-row"):
             yield Static("", id="job-label")
             yield ProgressBar(id="job-progress", show_eta=False)
@@ -48,6 +51,7 @@ class BenchScreen(Screen):
         self.query_one("#runs", DataTable).add_columns("id", "agent", "started", "episodes", "pass@1", "pass@k",
                                                        "Action")
         self.query_one("#job-row").display = False
+        self.query_one("#errors").display = False
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -92,12 +96,17 @@ class BenchScreen(Screen):
     @work(thread=True, exclusive=True, group="domains")
     def load_domains(self, run: BenchRun) -> None:
         rows = self.app.source.records.domain_rows(run)
-        self.app.call_from_thread(self._show_domains, run, rows)
+        errors = self.app.source.records.error_groups(run)
+        self.app.call_from_thread(self._show_domains, run, rows, errors)
 
-    def _show_domains(self, run: BenchRun, rows: list[DomainRow]) -> None:
+    def _show_domains(self, run: BenchRun, rows: list[DomainRow], errors: tuple[ErrorGroup, ...] = ()) -> None:
         self.query_one("#domains", BarChart).show(
             [(r.domain, (r.pass_at_1, r.pass_at_k, r.action)) for r in rows],
             title=f"run {run.id} · {run.agent} · per domain" if rows else f"run {run.id}: no episodes yet")
+        panel = self.query_one("#errors", Static)
+        panel.display = bool(errors)  # shown only for a run with errors: a wrong answer is not one
+        panel.update("\n".join([f"run {run.id} {errors_line(errors)}",
+                                 *(f"  {g.kind}: e.g. {g.example}" for g in errors)]))
 
     def action_episodes(self) -> None:
         if (run := self.selected()) is not None:
@@ -126,7 +135,8 @@ class BenchScreen(Screen):
         if request is None:
             return
         self.query_one("#job-row").display = True
-        self.query_one("#job-label", Static).update(f"{request.agent} on {request.tasks_file.name}: loading …")
+        tasks = request.tasks.name if request.tasks else "the shipped tasks"
+        self.query_one("#job-label", Static).update(f"{request.agent} on {tasks}: loading …")
         self.query_one("#job-progress", ProgressBar).update(total=None, progress=0)
         self.run_job(request)
 
@@ -141,7 +151,8 @@ class BenchScreen(Screen):
         self.job = job
         try:
             result = job.run(lambda done, total, passed: self.post_message(BenchProgress(done, total, passed)))
-            note = f"done: {result.ran} episodes, pass@1 {pct(result.summary.pass_at[1])}"
+            note = (f"done: {result.ran} episodes, pass@1 {pct(result.summary.pass_at[1])}; "
+                    f"{errors_line(run_error_groups(job.run_dir))}")
         except JobCancelled as exc:
             note = str(exc)
         except (ValueError, OSError, LookupError) as exc:

@@ -1,4 +1,5 @@
-"""The new-run dialog: agent, task file, seeds, rollouts; returns a ``BenchRequest`` (or None on Esc)."""
+"""The new-run dialog: agent, task file, seeds, rollouts; returns the run's ``BenchRunOptions`` (or None on Esc),
+checked as ``kopa bench run`` checks them."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
 from appliance.bench_cli import parse_seeds
+from bench.options import BenchRunOptions
 
-from ..sources import AGENTS, BenchRequest
+from ..sources import AGENTS
 
 
-class NewRunScreen(ModalScreen[BenchRequest | None]):
+class NewRunScreen(ModalScreen[BenchRunOptions | None]):
     CSS_PATH = "bench_new_run.tcss"
     AUTO_FOCUS = "#run-tasks"  # Enter right away starts the offered run
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -42,14 +44,13 @@ class NewRunScreen(ModalScreen[BenchRequest | None]):
             tasks = Path(self.query_one("#run-tasks", Input).value.strip()).expanduser()
             if not tasks.is_file():
                 raise ValueError(f"task file {tasks}: no such file")
-            seeds = tuple(parse_seeds(self.query_one("#run-seeds", Input).value))
-            rollouts = int(self.query_one("#run-rollouts", Input).value.strip() or "1")
-            if rollouts < 1:
-                raise ValueError("rollouts: give at least 1")
+            options = BenchRunOptions(agent=str(self.query_one("#run-agent", Select).value), tasks=tasks,
+                                      seeds=tuple(parse_seeds(self.query_one("#run-seeds", Input).value)),
+                                      rollouts=int(self.query_one("#run-rollouts", Input).value.strip() or "1"))
         except ValueError as exc:
             self.query_one("#run-error", Label).update(str(exc))
             return
-        self.dismiss(BenchRequest(str(self.query_one("#run-agent", Select).value), tasks, seeds, rollouts))
+        self.dismiss(options)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

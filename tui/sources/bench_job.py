@@ -1,11 +1,15 @@
 """A benchmark run started from the console: ``bench.runner`` in a thread of its own, cancellable, with progress.
 
-    job = BenchJob(BenchRequest("oracle", tasks_file, seeds=(0,), rollouts=1), settings, records)
+    job = BenchJob(BenchRunOptions(agent="oracle", tasks=tasks_file, seeds=(0,), rollouts=1), settings, records,
+                   catalog)
     result = job.run(on_progress)        # blocks: call it from a worker thread
     job.cancel()                         # from any thread; run() then ends with JobCancelled
 
-The run is recorded in the metadata DB when it starts and again when it stops (also when cancelled),
-as ``kopa bench run`` records it, so a cancelled run shows its episodes so far.
+The options are ``kopa bench run``'s (``bench.options.BenchRunOptions``), checked the same way; the console
+replays, and runs the agents that need no model server (``AGENTS``: the deterministic baselines). The run
+directory is named as the CLI names it (``bench.options.new_run_dir``). The run is recorded in the metadata DB
+when it starts and again when it stops (also when cancelled), as ``kopa bench run`` records it, so a cancelled
+run shows its episodes so far.
 """
 
 from __future__ import annotations
@@ -13,44 +17,40 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 
-from appliance.bench_cli import bundle_folder
+from appliance.bench_cli import bundle_folder, first_per_domain
 from appliance.config import KopaSettings
-from bench.agents import make_agent
+from bench.agents import AgentKind, agent_names, make_agent
+from bench.options import BenchRunOptions, new_run_dir
 from bench.runner import REPLAY_STATS_FILE, RunResult, open_bench_gateway, run_benchmark, run_bundle
+from bench.scoring.judge import judge_from_profile
 from bench.task import load_tasks
 from mcp_gateway.catalog import Catalog
 
 from .records import Records
 
 Progress = Callable[[int, int, int], None]  # (done, total, passed)
-AGENTS = ("oracle", "first-page")  # the deterministic baselines; model agents need an endpoint: use the CLI
+# The console's choices, from the registry: the deterministic baselines (model agents need an endpoint or a model
+# server for the whole run: use the CLI).
+AGENTS = agent_names(AgentKind.BASELINE)
+BenchRequest = BenchRunOptions  # what the new-run dialog returns: the options of `kopa bench run`
 
 
 class JobCancelled(Exception):
     """The operator cancelled the run; the episodes written so far stay in its directory."""
 
 
-@dataclass(frozen=True)
-class BenchRequest:
-    agent: str
-    tasks_file: Path
-    seeds: tuple[int, ...] = (0,)
-    rollouts: int = 1
-
-
 class BenchJob:
-    def __init__(self, request: BenchRequest, settings: KopaSettings, records: Records, catalog: Catalog,
-                 run_dir: Path | None = None) -> None:
+    def __init__(self, request: BenchRunOptions, settings: KopaSettings, records: Records, catalog: Catalog) -> None:
+        """Raises: ValueError: an agent the console does not start, or a run that is not a replay."""
         if request.agent not in AGENTS:
             raise ValueError(f"agent {request.agent!r}: the console starts {' or '.join(AGENTS)}; "
                              "run model agents with `kopa bench run`")
+        if request.upstream != "replay" or request.mode != "replay":
+            raise ValueError("the console replays the tasks' bundle; run other upstreams and the coverage pass with "
+                             "`kopa bench run`")
         self.request, self.settings, self.records, self.catalog = request, settings, records, catalog
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        self.run_dir = run_dir or settings.home_dir / "runs" / f"bench-{stamp}"
+        self.run_dir = request.run_dir or new_run_dir(settings.home_dir / "runs")
         self._cancelled = threading.Event()
 
     def cancel(self) -> None:
@@ -60,9 +60,17 @@ class BenchJob:
         """Run every episode (blocking; its own event loop).
 
         Raises:
-            JobCancelled: ``cancel`` was called; ValueError: bad tasks, seeds or bundle.
+            JobCancelled: ``cancel`` was called; ValueError: bad tasks, seeds or bundle, or an incomplete judge
+            profile.
         """
-        tasks = load_tasks(self.request.tasks_file, catalog=self.catalog)
+        from bench.taskset.build import DEFAULT_TASKS
+
+        options = self.request
+        tasks_file = options.tasks or DEFAULT_TASKS
+        judge = judge_from_profile(self.settings.models.judge)  # as `kopa bench run` scores
+        tasks = load_tasks(tasks_file, catalog=self.catalog)
+        if options.per_domain is not None:
+            tasks = first_per_domain(tasks, options.per_domain)
         started = False
         passed = 0
 
@@ -79,13 +87,13 @@ class BenchJob:
         async def go() -> RunResult:
             bundle = run_bundle(tasks)
             gateway = open_bench_gateway(bundle, home=self.settings.home_dir,
-                                         cassettes=bundle_folder(self.settings, bundle, None),
+                                         cassettes=bundle_folder(self.settings, bundle, options.cassettes),
                                          stats_file=self.run_dir / REPLAY_STATS_FILE)
             try:
-                return await run_benchmark(tasks, make_agent(self.request.agent), gateway,
-                                           rollouts=self.request.rollouts, seeds=self.request.seeds,
-                                           out_dir=self.run_dir, tasks_file=self.request.tasks_file,
-                                           agent_name=self.request.agent, progress=progress)
+                return await run_benchmark(tasks, make_agent(options.agent), gateway, rollouts=options.rollouts,
+                                           seeds=options.seeds, out_dir=self.run_dir, tasks_file=tasks_file,
+                                           concurrency=options.concurrency, resume=options.resume,
+                                           agent_name=options.agent, progress=progress, judge=judge)
             finally:
                 await gateway.aclose()
 

@@ -3,6 +3,7 @@
     records = Records("sqlite:///home/kopa.db")
     records.bench_runs(); records.bench_episodes(run_id); records.episode_line(run, "fin-001", 0, 0)
     records.domain_rows(run)          # pass@1 / pass@k / Action per domain (bench.report over the run dir)
+    records.error_groups(run)         # the episodes that ended with an error, by kind (not wrong answers)
     records.compare(run_a, run_b)     # bench.report.compare_runs
     records.train_runs(); records.train_steps(run_id)
 
@@ -22,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from appliance.bench_records import bench_episode_results, recent_bench_runs, record_bench_run
 from appliance.metadb import BenchEpisodeResult, BenchRun, open_metadb
-from bench.report import Comparison, build_report, compare_runs, load_run, read_run_dir
+from bench.report import Comparison, ErrorGroup, build_report, compare_runs, load_run, read_run_dir, run_error_groups
 from train.records import TrainRun, TrainStep, ensure_tables, recent_runs
 
 RUN_LIMIT = 50
@@ -74,6 +75,13 @@ class Records:
         k = report.rollouts
         return [DomainRow(d.domain, d.n_tasks, d.pass_at[1], d.pass_at.get(k) if k != 1 else None, d.action)
                 for d in report.domains]
+
+    def error_groups(self, run: BenchRun) -> tuple[ErrorGroup, ...]:
+        """The run's episode errors by kind, with an example each (none when its directory is gone)."""
+        try:
+            return run_error_groups(Path(run.run_dir))
+        except (ValueError, OSError):
+            return ()
 
     def episode_line(self, run: BenchRun, task_id: str, seed: int, rollout: int) -> dict[str, Any] | None:
         """The episode's line in the run's episodes.jsonl (its transcript), or None."""

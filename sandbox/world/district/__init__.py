@@ -33,6 +33,8 @@ from .rows import spread_regions, stats_rows, topic_rows
 from .stats import STATS_TOPICS, YEARS
 from .topics import Topic, camel
 
+__all__ = ["SEOUL_PER_DISTRICT_TYPES", "build", "localdata_codes"]
+
 SEOUL_PER_DISTRICT_TYPES = 64  # the largest license types are split into one service per 자치구
 
 

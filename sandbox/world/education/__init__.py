@@ -12,6 +12,8 @@ from .enrolment import build_enrolment
 from .hrdk import build_hrdk
 from .schools import build_schools
 
+__all__ = ["build"]
+
 
 def build(ctx: BuildContext) -> None:
     """Add the education tables to the world."""

@@ -19,6 +19,8 @@ from .kdic import build_fund, build_institutions, build_products
 from .prices import build_item_info, build_prices
 from .statements import build_statements
 
+__all__ = ["CFS_SHARE", "build"]
+
 CFS_SHARE = 0.6  # listed companies that file consolidated statements
 
 

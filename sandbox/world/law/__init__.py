@@ -32,6 +32,8 @@ from .facts import (
 )
 from .text import law_articles
 
+__all__ = ["WORLD_TODAY", "LawSpec", "build"]
+
 WORLD_TODAY = date(2025, 6, 1)  # the world's "now": every 현행 version is in force by then
 _RULE_OWNER = {"경찰청": "행정안전부", "소방청": "행정안전부", "특허청": "산업통상자원부", "국세청": "기획재정부"}
 _REVISIONS = ("일부개정", "타법개정", "전부개정")

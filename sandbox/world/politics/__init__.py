@@ -17,6 +17,8 @@ from .minutes import PLENARY, add_minutes_tables, sitting_calendar
 from .votes import AGE as VOTE_AGE
 from .votes import add_vote_tables
 
+__all__ = ["build"]
+
 
 def build(ctx: BuildContext) -> None:
     """Add the politics tables to the world."""

@@ -19,6 +19,8 @@ from .seoul import (
     build_subway_stations,
 )
 
+__all__ = ["NON_REPRODUCIBLE", "build", "build_expressway", "build_seoul"]
+
 NON_REPRODUCIBLE = ("NON-REPRODUCIBLE: the live service changes every few minutes; "
                     "the sandbox serves one deterministic snapshot. ")
 

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from edge.filter.quality import QualityJudge, check_quality, rule_problem
-from edge.graph.settings import LLMProposerSettings
+from models.settings import JudgeProfile
 from tests.edge.filter.items import bench, task_like, wrap
 
 GOOD = "남해선 고속도로 휴게소 주유소 중에서 휘발유가 제일 싼 곳의 대표 메뉴를 알려 주세요."
@@ -90,7 +90,7 @@ def _closed_port() -> int:
 
 def test_judge_rejects_with_its_reason(judge_url):
     awkward = task_like("trf-002", query="중앙선에서 경유 값이 가장 싼 휴게소는 어색하게 어디인지 알려 주세요.")
-    judge = QualityJudge(LLMProposerSettings(base_url=judge_url, model="judge-test", retries=0))
+    judge = QualityJudge(JudgeProfile(base_url=judge_url, model="judge-test", max_retries=0))
     result = check_quality([wrap(bench()["trf-001"]), wrap(awkward)], judge=judge)
     assert [i.task.id for i in result.kept] == ["trf-001"]
     assert result.rejections[0].item_id == "trf-002" and "문장이 어색합니다" in result.rejections[0].reason
@@ -98,20 +98,21 @@ def test_judge_rejects_with_its_reason(judge_url):
 
 
 def test_unreachable_judge_leaves_the_rule_result_and_is_counted():
-    judge = QualityJudge(LLMProposerSettings(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="gone",
-                                             retries=0, timeout_s=2))
+    judge = QualityJudge(JudgeProfile(base_url=f"http://127.0.0.1:{_closed_port()}/v1", model="gone",
+                                      max_retries=0, timeout_s=2))
     result = check_quality([wrap(bench()["trf-001"]), wrap(bench()["trf-002"])], judge=judge)
     assert [i.task.id for i in result.kept] == ["trf-001", "trf-002"] and result.rejections == []
     assert result.judge_stats["judge_error"] == 2
 
 
-def test_judge_settings_from_env(monkeypatch):
-    from edge.filter.quality import judge_settings_from_env
+def test_the_judge_comes_from_the_judge_profile(monkeypatch):
+    from appliance.config import KopaSettings
+    from edge.filter.quality import quality_judge
 
-    monkeypatch.delenv("KOPA_EDGE__JUDGE_BASE_URL", raising=False)
-    assert judge_settings_from_env() is None
-    monkeypatch.setenv("KOPA_EDGE__JUDGE_BASE_URL", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("KOPA_EDGE__JUDGE_MODEL", "qwen-judge")
-    monkeypatch.setenv("KOPA_EDGE__JUDGE_API_KEY", "sk-judge")
-    settings = judge_settings_from_env()
-    assert settings is not None and settings.model == "qwen-judge" and settings.api_key.get_secret_value() == "sk-judge"
+    assert quality_judge(KopaSettings().models.judge) is None
+    monkeypatch.setenv("KOPA_MODELS__JUDGE__BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("KOPA_MODELS__JUDGE__MODEL", "qwen-judge")
+    monkeypatch.setenv("KOPA_MODELS__JUDGE__API_KEY", "sk-judge")
+    judge = quality_judge(KopaSettings().models.judge)
+    settings = judge.settings
+    assert settings.model == "qwen-judge" and settings.api_key.get_secret_value() == "sk-judge"

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from edge.synth.execute import Trace
-from edge.synth.llm_writer import LLMWriter, WriterSettings
+from edge.synth.llm_writer import LLMWriter, query_writer
 from edge.synth.realise import realise
 from mcp_gateway.catalog import load_catalog
+from models.settings import WriterProfile
 from tests.chat_server import serve_chat, stop
 
 KEY = "sk-writer-test-0042"
@@ -37,7 +38,7 @@ def endpoint():
 
 
 def _writer(base_url: str) -> LLMWriter:
-    return LLMWriter(WriterSettings(base_url=base_url, model="writer-9b", api_key=KEY, retries=0))
+    return LLMWriter(WriterProfile(base_url=base_url, model="writer-9b", api_key=KEY, max_retries=0))
 
 
 def test_a_sound_reply_becomes_the_question_and_the_request_carries_what_it_must_not_say(endpoint):
@@ -69,3 +70,11 @@ def test_a_leaking_foreign_or_failed_reply_leaves_the_rule_question(endpoint, st
     rule_query, phrasing = realise(TRACE, CATALOG, np.random.default_rng(0))
     assert (query, writer_id) == (rule_query, f"rule:{phrasing}")
     assert writer.stats[why] == 1 and writer.stats["llm"] == 0
+
+
+def test_the_writer_comes_from_its_profile_and_is_none_without_a_base_url():
+    assert query_writer(WriterProfile()) is None
+    writer = query_writer(WriterProfile(base_url="http://127.0.0.1:9/v1", model="writer-9b", api_key=KEY))
+    assert writer is not None and writer.settings.model == "writer-9b" and KEY not in repr(writer.settings)
+    with pytest.raises(ValueError, match="KOPA_MODELS__WRITER__MODEL"):
+        query_writer(WriterProfile(base_url="http://127.0.0.1:9/v1"))

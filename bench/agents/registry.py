@@ -1,0 +1,143 @@
+"""The agents a benchmark run can name, in one place: what each one is and how it is made.
+
+    from bench.agents.registry import AGENTS, AgentKind, make_agent, open_agent
+    AGENTS["oracle"].kind                     # AgentKind.BASELINE
+    agent = make_agent("first-page")          # a baseline, or an endpoint model with its profile:
+    agent = make_agent("openai", profile=KopaSettings().models.agent, max_turns=4)
+    async with open_agent("local", max_turns=4) as agent:   # any agent bench can make, model servers too
+        ...
+
+``kopa bench run`` (its ``--agent`` help and checks), the console's agent choices and ``make_agent`` all read
+``AGENTS``. This module imports no agent until one is made: ``kopa`` reads it at start-up, and the model agents
+pull in the openai SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from models.settings import EndpointProfile
+
+    from .base import Agent
+
+__all__ = ["AGENTS", "AgentEntry", "AgentKind", "agent_names", "make_agent", "open_agent"]
+
+
+class AgentKind(StrEnum):
+    """What an agent needs to play."""
+
+    BASELINE = "baseline"
+    """Deterministic, no model: made by name, takes no settings."""
+    ENDPOINT = "endpoint model"
+    """A model behind an OpenAI-compatible endpoint: the agent profile (``[models.agent]``), ``--base-url``/``--model``
+    over it, and the episode limits (``max_turns``)."""
+    MODEL_SERVER = "model server"
+    """Owns a model server for the whole run: opened with ``async with``, closed when the run ends."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """One agent of the registry."""
+
+    name: str
+    kind: AgentKind
+    summary: str
+    takes_endpoint: bool = False
+    """whether ``--base-url``/``--model`` go with it (the endpoint it talks to, or the model server it fronts)"""
+    make: Callable[..., Any] | None = None
+    """``make(profile, **overrides)``: the agent (a baseline or endpoint model), or for a model-server agent the
+    async context manager that yields it; None: the appliance serves it (``kopa bench run`` opens it)."""
+
+
+def _oracle(profile: EndpointProfile | None = None, **overrides: Any) -> Agent:
+    from .oracle import OracleAgent
+
+    return OracleAgent()
+
+
+def _first_page(profile: EndpointProfile | None = None, **overrides: Any) -> Agent:
+    from .first_page import FirstPageAgent
+
+    return FirstPageAgent()
+
+
+def _openai(profile: EndpointProfile | None = None, **overrides: Any) -> Agent:
+    from models.settings import AgentProfile
+
+    from .llm_config import OpenAIAgentConfig
+    from .openai_agent import OpenAIAgent
+
+    return OpenAIAgent(OpenAIAgentConfig.from_profile(profile if profile is not None else AgentProfile(), **overrides))
+
+
+def _local(profile: EndpointProfile | None = None, **overrides: Any) -> AbstractAsyncContextManager[Agent]:
+    from .local import LocalAgent
+
+    return LocalAgent(**overrides)  # the packaged SmolLM2 on llama.cpp: not the agent profile's endpoint
+
+
+AGENTS: dict[str, AgentEntry] = {entry.name: entry for entry in (
+    AgentEntry("oracle", AgentKind.BASELINE, "plays the golden actions: the ceiling a run is read against",
+               make=_oracle),
+    AgentEntry("first-page", AgentKind.BASELINE, "calls the golden tools, reads only their first page",
+               make=_first_page),
+    AgentEntry("openai", AgentKind.ENDPOINT, "a model behind an OpenAI-compatible endpoint ([models.agent])",
+               takes_endpoint=True, make=_openai),
+    AgentEntry("local", AgentKind.MODEL_SERVER, "the packaged SmolLM2 on llama.cpp, started for the run",
+               make=_local),
+    AgentEntry("endpoint", AgentKind.MODEL_SERVER, "the agent endpoint's server-side tool loop (appliance.serving) "
+               "over --base-url, else the local SmolLM2 started for the run", takes_endpoint=True),
+)}
+
+
+def agent_names(*kinds: AgentKind) -> tuple[str, ...]:
+    """The registered names, in registry order; only those of ``kinds`` when given."""
+    return tuple(name for name, entry in AGENTS.items() if not kinds or entry.kind in kinds)
+
+
+def make_agent(name: str, *, profile: EndpointProfile | None = None, **overrides: Any) -> Agent:
+    """The agent registered as ``name``: a baseline (``overrides`` are ignored: it has no model settings) or an
+    endpoint model on ``profile`` (``KopaSettings().models.agent``) with ``overrides`` (base_url, model, max_turns,
+    ...; None values ignored) over it.
+
+    Raises:
+        ValueError: no such agent (the message lists the ones this makes); the agent owns a model server (use
+            ``open_agent``); an endpoint model without base URL or model (the message names the setting).
+    """
+    entry = AGENTS.get(name)
+    if entry is None:
+        known = sorted(agent_names(AgentKind.BASELINE, AgentKind.ENDPOINT))
+        raise ValueError(f"unknown agent {name!r}; choose one of {', '.join(known)}")
+    if entry.make is None:
+        raise ValueError(_served_by_the_appliance(name))
+    if entry.kind is AgentKind.MODEL_SERVER:
+        raise ValueError(f"agent {name!r} owns a model server for the whole run: open it with "
+                         f"`async with open_agent({name!r})`")
+    return entry.make(profile) if entry.kind is AgentKind.BASELINE else entry.make(profile, **overrides)
+
+
+def _served_by_the_appliance(name: str) -> str:
+    return f"agent {name!r} is served by the appliance: run it with `kopa bench run --agent {name}`"
+
+
+@asynccontextmanager
+async def open_agent(name: str, *, profile: EndpointProfile | None = None, **overrides: Any) -> AsyncIterator[Agent]:
+    """Any agent bench can make, for the length of the block: ``make_agent``'s, or a model-server agent started
+    here and stopped at the end (also after an error).
+
+    Raises:
+        ValueError: as ``make_agent``; an agent the appliance serves (``endpoint``).
+    """
+    entry = AGENTS.get(name)
+    if entry is None or entry.kind is not AgentKind.MODEL_SERVER:
+        yield make_agent(name, profile=profile, **overrides)
+        return
+    if entry.make is None:
+        raise ValueError(_served_by_the_appliance(name))
+    async with entry.make(profile, **{k: v for k, v in overrides.items() if v is not None}) as agent:
+        yield agent

@@ -1,0 +1,206 @@
+"""One client for every OpenAI-compatible chat endpoint the appliance talks to, on the ``openai`` SDK.
+
+    async with ChatClient(settings.models.judge, role="judge") as client:
+        reply = await client.complete(messages, temperature=0, max_tokens=512)
+        reply.content, reply.message, reply.usage
+
+    with ChatClient(profile, role="writer") as client:       # from sync code: the SDK's sync client
+        reply = client.complete_sync(messages)
+
+Retries and timeouts are the SDK's own: a timeout, a connection error, HTTP 408, 409, 429 or 5xx is sent again
+up to ``profile.max_retries`` times with exponential backoff (0.5 s doubling, jittered, a server's
+``Retry-After`` honoured); any other 4xx is not, since a refused request is refused again. The profile's
+``api_key`` is the only credential sent (none when it is empty: the SDK's
+``OPENAI_API_KEY`` is not read, so a key meant for one endpoint never reaches another), and it appears in no message, repr or log line.
+
+The reply is the completion's JSON as the server sent it (lone surrogates replaced), read leniently: servers
+differ in what they put in a message, and a consumer decides what it needs (``ChatReply.message``). A body that
+is no chat completion is an ``EndpointError`` like a failed request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import openai
+
+from mcp_gateway.text import scrub_surrogates
+
+from .errors import EndpointError
+from .settings import EndpointProfile
+
+__all__ = ["ChatClient", "ChatReply"]
+
+_SHOWN_BODY_CHARS = 500
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One chat completion: its first choice's message, the token usage, and the whole body."""
+
+    message: dict[str, Any]
+    usage: dict[str, Any] | None
+    body: dict[str, Any]
+
+    @property
+    def content(self) -> str | None:
+        """The message's text; None when it has none (a reply of tool calls only, or an empty one)."""
+        content = self.message.get("content")
+        return content if isinstance(content, str) else None
+
+
+# Key providers that yield no key: the SDK then sends no Authorization header (a plain "" would make it look for
+# OPENAI_API_KEY, or refuse to start).
+def _no_key() -> str:
+    return ""
+
+
+async def _no_key_async() -> str:
+    return ""
+
+
+class ChatClient:
+    """Chat completions from the endpoint of one ``EndpointProfile``; an async and a sync context manager."""
+
+    def __init__(self, profile: EndpointProfile, *, role: str = "model") -> None:
+        """
+        Raises:
+            ValueError: the profile has no base URL or model (the message names the setting).
+        """
+        self.profile = profile.required(role)
+        self.role = role
+        self._async: openai.AsyncOpenAI | None = None
+        self._async_loop: asyncio.AbstractEventLoop | None = None
+        self._sync: openai.OpenAI | None = None
+
+    def __repr__(self) -> str:
+        return f"ChatClient(role={self.role!r}, url={self.url!r}, model={self.profile.model!r})"
+
+    @property
+    def url(self) -> str:
+        return f"{str(self.profile.base_url).rstrip('/')}/chat/completions"
+
+    def _options(self, *, asynchronous: bool) -> dict[str, Any]:
+        key = self.profile.api_key.get_secret_value() or (_no_key_async if asynchronous else _no_key)
+        return {"base_url": str(self.profile.base_url).rstrip("/"), "api_key": key,
+                "timeout": self.profile.timeout_s, "max_retries": self.profile.max_retries}
+
+    def _async_client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        if self._async is None or self._async_loop is not loop:  # an SDK client belongs to one event loop
+            self._async, self._async_loop = openai.AsyncOpenAI(**self._options(asynchronous=True)), loop
+        return self._async
+
+    def _sync_client(self) -> openai.OpenAI:
+        if self._sync is None:
+            self._sync = openai.OpenAI(**self._options(asynchronous=False))
+        return self._sync
+
+    def _request(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None,
+                 params: Mapping[str, Any], timeout_s: float | None) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.profile.model, "messages": list(messages)}
+        defaults = {"temperature": self.profile.temperature, "max_tokens": self.profile.max_tokens,
+                    "seed": self.profile.seed}
+        body.update({k: v for k, v in defaults.items() if v is not None})
+        body.update({k: v for k, v in params.items() if v is not None})
+        if tools:
+            body["tools"] = list(tools)
+        else:
+            body.pop("tool_choice", None)
+        extra = {**self.profile.extra_body, **body.pop("extra_body", {})}
+        request: dict[str, Any] = {"model": body.pop("model"), "messages": body.pop("messages"),
+                                   "extra_body": {**body, **extra} or None}
+        if not self.profile.api_key.get_secret_value():
+            request["extra_headers"] = {"Authorization": openai.Omit()}  # no key: no header at all
+        if timeout_s is not None:
+            request["timeout"] = timeout_s
+        return request
+
+    async def complete(self, messages: Sequence[Mapping[str, Any]], *,
+                       tools: Sequence[Mapping[str, Any]] | None = None, timeout_s: float | None = None,
+                       **params: Any) -> ChatReply:
+        """One chat completion. ``params`` (temperature, max_tokens, seed, tool_choice, response_format,
+        extra_body, …) override the profile's; None values are left out.
+
+        Raises:
+            EndpointError: no reply after the retries, an HTTP error, or a body that is no chat completion.
+        """
+        request = self._request(messages, tools, params, timeout_s)
+        try:
+            raw = await self._async_client().chat.completions.with_raw_response.create(**request)
+        except openai.OpenAIError as exc:
+            raise self._failure(exc, request) from None
+        return self._reply(raw.http_response.text)
+
+    def complete_sync(self, messages: Sequence[Mapping[str, Any]], *,
+                      tools: Sequence[Mapping[str, Any]] | None = None, timeout_s: float | None = None,
+                      **params: Any) -> ChatReply:
+        """``complete`` for code without an event loop.
+
+        Raises:
+            EndpointError: as ``complete``.
+        """
+        request = self._request(messages, tools, params, timeout_s)
+        try:
+            raw = self._sync_client().chat.completions.with_raw_response.create(**request)
+        except openai.OpenAIError as exc:
+            raise self._failure(exc, request) from None
+        return self._reply(raw.http_response.text)
+
+    def _failure(self, exc: openai.OpenAIError, request: Mapping[str, Any]) -> EndpointError:
+        timeout = request.get("timeout", self.profile.timeout_s)
+        tries = f" (after {self.profile.max_retries} retries)" if self.profile.max_retries else ""
+        if isinstance(exc, openai.APITimeoutError):
+            return EndpointError(f"{self.url}: no reply within {timeout:.1f} s{tries}", url=self.url, kind="timeout")
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc  # the transport's own error (ConnectError, RemoteProtocolError, ...)
+            return EndpointError(f"{self.url}: cannot connect{tries}: {type(cause).__name__}: {cause}", url=self.url,
+                                 kind="connection")
+        if isinstance(exc, openai.APIStatusError):
+            text = exc.response.text[:_SHOWN_BODY_CHARS]
+            return EndpointError(f"{self.url} answered HTTP {exc.status_code}: {text}", url=self.url, kind="http",
+                                 status=exc.status_code)
+        return EndpointError(f"{self.url}: {type(exc).__name__}: {exc}", url=self.url, kind="client")
+
+    def _reply(self, text: str) -> ChatReply:
+        try:
+            body = scrub_surrogates(json.loads(text))  # a lone \udXXX escape could not be written back out
+            message = body["choices"][0]["message"]
+        except (ValueError, LookupError, TypeError):
+            raise EndpointError(f"{self.url} answered 200 with no chat completion: {text[:_SHOWN_BODY_CHARS]}",
+                                url=self.url, kind="invalid") from None
+        if not isinstance(message, dict):
+            raise EndpointError(f"{self.url}: choices[0].message is {type(message).__name__}, not an object",
+                                url=self.url, kind="invalid")
+        usage = body.get("usage")
+        return ChatReply(message=message, usage=usage if isinstance(usage, dict) else None, body=body)
+
+    async def aclose(self) -> None:
+        client, self._async = self._async, None
+        if client is not None:
+            await client.close()
+        self.close()
+
+    def close(self) -> None:
+        client, self._sync = self._sync, None
+        if client is not None:
+            client.close()
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> ChatClient:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
