@@ -184,7 +184,8 @@ def test_the_cli_the_console_and_make_agent_read_one_registry(monkeypatch, tmp_p
     agent_help = next(p.help for p in run.params if p.name == "agent")
     assert agent_help == "agent: " + " | ".join(f"{name} ({entry.kind})" for name, entry in AGENTS.items())
     assert "oracle (baseline)" in agent_help and "endpoint (model server)" in agent_help
-    assert CONSOLE_AGENTS == agent_names(AgentKind.BASELINE)  # the console starts the baselines
+    # the console starts every agent it can open itself: baselines, the endpoint model, the local model server
+    assert CONSOLE_AGENTS == ("oracle", "first-page", "openai", "local")
     assert asyncio.run(_dialog_choices(NewRunScreen(tmp_path / "tasks.jsonl"))) == list(CONSOLE_AGENTS)
 
     # an agent added to the registry is known to all of them at once
@@ -197,18 +198,6 @@ def test_the_cli_the_console_and_make_agent_read_one_registry(monkeypatch, tmp_p
     monkeypatch.delitem(AGENTS, "stand-in")
     gone = CliRunner().invoke(bench_app, ["run", "--agent", "stand-in"])
     assert str(gone.exception).startswith("--agent 'stand-in': choose one of oracle, first-page")
-
-
-def test_the_console_refuses_what_it_does_not_start(tmp_path, monkeypatch):
-    from appliance.config import KopaSettings
-    from tui.sources import BenchJob
-
-    monkeypatch.setenv("KOPA_HOME", str(tmp_path))
-    for options in (BenchRunOptions(agent="openai"), BenchRunOptions(agent="local")):
-        with pytest.raises(ValueError, match="the console starts oracle or first-page; run model agents with"):
-            BenchJob(options, KopaSettings(), None, None)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="the console replays the tasks' bundle"):
-        BenchJob(BenchRunOptions(agent="oracle", upstream="sandbox"), KopaSettings(), None, None)  # type: ignore
 
 
 def test_kopa_starts_without_loading_the_agents_or_the_runner():

@@ -6,7 +6,10 @@
     job.cancel()                         # from any thread; run() then ends with JobCancelled
 
 The options are ``kopa bench run``'s (``bench.options.BenchRunOptions``), checked the same way; the console
-replays, and runs the agents that need no model server (``AGENTS``: the deterministic baselines). The run
+replays, and runs every agent the registry can open in the job's thread (``AGENTS``): the deterministic baselines,
+an endpoint model on the agent profile (``[models.agent]``), and the local model, whose llama.cpp server
+(``models.server.ModelServer``) is started in the job's thread for the run and stopped when it ends. The agent
+endpoint (``--agent endpoint``) is served by ``kopa bench run``. The run
 directory is named as the CLI names it (``bench.options.new_run_dir``). The run is recorded in the metadata DB
 when it starts and again when it stops (also when cancelled), as ``kopa bench run`` records it, so a cancelled
 run shows its episodes so far.
@@ -20,7 +23,8 @@ from collections.abc import Callable
 
 from appliance.bench_cli import bundle_folder, first_per_domain
 from appliance.config import KopaSettings
-from bench.agents import AgentKind, agent_names, make_agent
+from bench.agents import AGENTS as REGISTRY
+from bench.agents import agent_names, open_agent
 from bench.options import BenchRunOptions, new_run_dir
 from bench.runner import REPLAY_STATS_FILE, RunResult, open_bench_gateway, run_benchmark, run_bundle
 from bench.scoring.judge import judge_from_profile
@@ -30,9 +34,8 @@ from mcp_gateway.catalog import Catalog
 from .records import Records
 
 Progress = Callable[[int, int, int], None]  # (done, total, passed)
-# The console's choices, from the registry: the deterministic baselines (model agents need an endpoint or a model
-# server for the whole run: use the CLI).
-AGENTS = agent_names(AgentKind.BASELINE)
+# The console's choices, from the registry: every agent it can open itself (the agent endpoint is the CLI's).
+AGENTS = tuple(name for name in agent_names() if REGISTRY[name].make is not None)
 BenchRequest = BenchRunOptions  # what the new-run dialog returns: the options of `kopa bench run`
 
 
@@ -44,8 +47,8 @@ class BenchJob:
     def __init__(self, request: BenchRunOptions, settings: KopaSettings, records: Records, catalog: Catalog) -> None:
         """Raises: ValueError: an agent the console does not start, or a run that is not a replay."""
         if request.agent not in AGENTS:
-            raise ValueError(f"agent {request.agent!r}: the console starts {' or '.join(AGENTS)}; "
-                             "run model agents with `kopa bench run`")
+            raise ValueError(f"agent {request.agent!r}: the console starts {', '.join(AGENTS)}; "
+                             f"run {request.agent} with `kopa bench run`")
         if request.upstream != "replay" or request.mode != "replay":
             raise ValueError("the console replays the tasks' bundle; run other upstreams and the coverage pass with "
                              "`kopa bench run`")
@@ -90,10 +93,13 @@ class BenchJob:
                                          cassettes=bundle_folder(self.settings, bundle, options.cassettes),
                                          stats_file=self.run_dir / REPLAY_STATS_FILE)
             try:
-                return await run_benchmark(tasks, make_agent(options.agent), gateway, rollouts=options.rollouts,
-                                           seeds=options.seeds, out_dir=self.run_dir, tasks_file=tasks_file,
-                                           concurrency=options.concurrency, resume=options.resume,
-                                           agent_name=options.agent, progress=progress, judge=judge)
+                # a model server starts in this (the job's) thread and stops when the run ends
+                async with open_agent(options.agent, profile=self.settings.models.agent,
+                                      **options.agent_overrides()) as agent:
+                    return await run_benchmark(tasks, agent, gateway, rollouts=options.rollouts,
+                                               seeds=options.seeds, out_dir=self.run_dir, tasks_file=tasks_file,
+                                               concurrency=options.concurrency, resume=options.resume,
+                                               agent_name=options.agent, progress=progress, judge=judge)
             finally:
                 await gateway.aclose()
 
