@@ -249,11 +249,22 @@ def tui_command(
     run_console(KopaSettings(), url=url, token=token, start=start)
 
 
+def _error_text(exc: BaseException) -> str:
+    """What went wrong, as the operator can act on it: a bad setting is named by its key, without pydantic's
+    links and echo of the input."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    return "\n".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg'].removeprefix('Value error, ')}"
+                     for e in exc.errors())
+
+
 def main() -> None:
     try:
         app()
     except (UsageError, FaultProfileError, ValueError, LookupError, OSError, RuntimeError) as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")  # the text as written: NAME[@VERSION] is no markup
+        err.print(f"[red]error:[/red] {escape(_error_text(exc))}")  # as written: NAME[@VERSION] is no markup
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)

@@ -90,3 +90,20 @@ def test_required_names_every_missing_setting():
     with pytest.raises(ValueError, match="needs base_url and model: set KOPA_MODELS__AGENT__BASE_URL"):
         EndpointProfile().required("agent")
     assert EndpointProfile(base_url="http://h/v1", model="m").required("agent").model == "m"
+
+
+def test_kopa_names_a_bad_or_retired_setting_in_one_plain_line_and_exits_2():
+    import os
+    import subprocess
+    import sys
+
+    for variable, value, expected in [
+        ("KOPA_JUDGE_ENABLED", "1", "error: settings: settings of an earlier release are set; rename them:\n"
+                                    "  KOPA_JUDGE_ENABLED: the judge is used when KOPA_MODELS__JUDGE__BASE_URL is set"),
+        ("KOPA_MODELS__AGENT__TIMEOUT_S", "-1", "error: models.agent.timeout_s: Input should be greater than 0"),
+    ]:
+        env = {**os.environ, variable: value, "COLUMNS": "200"}
+        done = subprocess.run([sys.executable, "-m", "appliance", "bench", "list"], env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip() == expected
