@@ -12,10 +12,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 from appliance.metadb import BenchRun
+from bench.options import BenchRunOptions
 from bench.report import ErrorGroup, errors_line, run_error_groups
 
 from ..messages import BenchFinished, BenchProgress
-from ..sources import BenchJob, BenchRequest, DomainRow, JobCancelled
+from ..sources import BenchJob, DomainRow, JobCancelled
 from ..widgets import BarChart
 from ..widgets.bars import pct
 from .bench_compare import CompareScreen
@@ -131,7 +132,7 @@ class BenchScreen(Screen):
             return
         self.app.push_screen(NewRunScreen(self.app.source.default_tasks), self._start)
 
-    def _start(self, request: BenchRequest | None) -> None:
+    def _start(self, request: BenchRunOptions | None) -> None:
         if request is None:
             return
         self.query_one("#job-row").display = True
@@ -141,7 +142,7 @@ class BenchScreen(Screen):
         self.run_job(request)
 
     @work(thread=True, exclusive=True, group="bench-job")
-    def run_job(self, request: BenchRequest) -> None:
+    def run_job(self, request: BenchRunOptions) -> None:
         source = self.app.source
         try:
             job = BenchJob(request, source.settings, source.records, source.catalog)

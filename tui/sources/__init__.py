@@ -3,7 +3,7 @@
 from mcp_gateway.server import attach_audit_file, detach_audit_file
 
 from .audit import AuditFilter, AuditLine, read_audit_tail
-from .bench_job import AGENTS, BenchJob, BenchRequest, JobCancelled
+from .bench_job import AGENTS, BenchJob, JobCancelled
 from .cassettes import DRIFT_GROUPS, BundleRow, Cassettes, DriftView
 from .catalog_search import ToolHit, ToolSearch
 from .edge_jobs import DatasetRun, EdgeJobs, GraphRun
@@ -13,7 +13,7 @@ from .metrics import MetricsSnapshot, calls_per_s, parse_metrics
 from .records import DomainRow, Records
 from .source import AUDIT_FILE, ApplianceSource
 
-__all__ = ["AGENTS", "AUDIT_FILE", "ApplianceSource", "AuditFilter", "AuditLine", "BenchJob", "BenchRequest",
+__all__ = ["AGENTS", "AUDIT_FILE", "ApplianceSource", "AuditFilter", "AuditLine", "BenchJob",
            "BundleRow", "CallOutcome", "Cassettes", "DRIFT_GROUPS", "DatasetRun", "DomainRow", "DriftView",
            "EdgeJobs", "GatewayClient", "GatewayDown", "GatewayEndpoint", "GraphRun", "Health", "JobCancelled",
            "LocalGateway", "MetricsSnapshot", "Records", "ToolHit", "ToolSearch", "attach_audit_file",

@@ -36,7 +36,6 @@ from .records import Records
 Progress = Callable[[int, int, int], None]  # (done, total, passed)
 # The console's choices, from the registry: every agent it can open itself (the agent endpoint is the CLI's).
 AGENTS = tuple(name for name in agent_names() if REGISTRY[name].make is not None)
-BenchRequest = BenchRunOptions  # what the new-run dialog returns: the options of `kopa bench run`
 
 
 class JobCancelled(Exception):
