@@ -106,13 +106,12 @@ def endpoint(
         raise ValueError("give --model-url (a running model server) or --model (start one), not both")
     with contextlib.ExitStack() as stack:
         defaults: dict = {}
-        tokenizer = None
         if model_url is None:
             plan = _plan(model, backend, "127.0.0.1", None, thinking)
             err.print(f"starting the {plan.backend} model server ({plan.reason}) …")
             server = stack.enter_context(ModelServer(plan))
             model_url, model_name = server.base_url, plan.served_name
-            defaults, tokenizer = server.agent_settings(), plan.tokenizer  # with the measured request limit
+            defaults = server.agent_settings()  # with the measured request limit
         config = OpenAIAgentConfig(**{"base_url": model_url, "model": model_name or "default", "max_turns": max_turns,
                                       **defaults})
         upstream = "sandbox" if gateway.upstream == "replay" else gateway.upstream
