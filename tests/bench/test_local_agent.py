@@ -37,7 +37,6 @@ def test_lean_tools_keep_names_types_enums_and_required_and_drop_the_prose():
 
 
 def test_the_agent_config_needs_a_running_server():
-    pytest.importorskip("llama_cpp")
     with pytest.raises(ModelServerError, match="not running"):
         LocalModel(n_threads=1).agent_config()
 
