@@ -81,8 +81,10 @@ def endpoint(
     model_name: Annotated[str | None, typer.Option(help="the model name that server serves")] = None,
     model: ModelOpt = None, backend: BackendOpt = "auto", thinking: ThinkingOpt = None,
     tools: Annotated[str | None, typer.Option(help="comma-separated tools offered when a request names none")] = None,
-    max_calls: Annotated[int, typer.Option(help="tool calls per request (the call budget)", min=0)] = 30,
-    max_turns: Annotated[int, typer.Option(help="model turns per request", min=1)] = 15,
+    max_calls: Annotated[int | None, typer.Option(help="tool calls per request (the call budget); default: "
+                                                       "[episode] max_calls of kopa.toml (30)", min=0)] = None,
+    max_turns: Annotated[int | None, typer.Option(help="model turns per request; default: [episode] max_turns (15)",
+                                                  min=1)] = None,
     host: Annotated[str, typer.Option(help="interface the endpoint listens on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port", min=1, max=65535)] = DEFAULT_ENDPOINT_PORT,
 ) -> None:
@@ -112,8 +114,9 @@ def endpoint(
             server = stack.enter_context(ModelServer(plan))
             model_url, model_name = server.base_url, plan.served_name
             defaults = server.agent_settings()  # with the measured request limit
-        config = OpenAIAgentConfig(**{"base_url": model_url, "model": model_name or "default", "max_turns": max_turns,
-                                      **defaults})
+        budgets = {k: v for k, v in {"max_turns": max_turns, "max_calls": max_calls}.items() if v is not None}
+        config = OpenAIAgentConfig(**{"base_url": model_url, "model": model_name or "default",
+                                      "limits": settings.episode, **defaults, **budgets})
         upstream = "sandbox" if gateway.upstream == "replay" else gateway.upstream
         opened = open_gateway(upstream=upstream, sandbox=in_process_sandbox(settings) if upstream == "sandbox"
                               else None, profile="chat", home=settings.home_dir, key_file=gateway.key_file)
@@ -125,7 +128,7 @@ def endpoint(
         default_tools = [t.strip() for t in (tools or "").split(",") if t.strip()]
         parser = choose_parser()  # every text format, the bench's reader and typing rule (models.toolcalls)
         app = create_agent_app(config, GatewayExecutor(opened.runtime, default_tools=default_tools), tokens=tokens,
-                               parser=parser, max_calls=max_calls, resources=[opened])
+                               parser=parser, resources=[opened])
         err.print(f"agent endpoint on http://{host}:{port}/v1/chat/completions (model {config.model} at {model_url}, "
                   f"{upstream} upstream, chat profile, tool-call parser {parser.name})")
         uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

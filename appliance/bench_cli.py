@@ -182,13 +182,13 @@ async def _run(settings: KopaSettings, options: BenchRunOptions, tasks: list, ta
         err.print(f"[yellow]running against the {options.upstream} upstream, not the recorded bundle {bundle}[/yellow]")
     async with AsyncExitStack() as stack:
         if AGENTS[options.agent].make is None:  # served here: the agent endpoint (appliance.serving)
-            turns = {} if options.max_turns is None else {"max_turns": options.max_turns}
+            turns = {"limits": settings.episode} | ({} if options.max_turns is None else {"max_turns": options.max_turns})
             endpoint = {k: v for k, v in {"base_url": options.base_url, "model": options.model}.items()
                         if v is not None}
             agent = await stack.enter_async_context(_endpoint_agent(settings.models.agent, endpoint, turns))
         else:
             agent = await stack.enter_async_context(open_agent(options.agent, profile=settings.models.agent,
-                                                               **options.agent_overrides()))
+                                                               limits=settings.episode, **options.agent_overrides()))
         folder = bundle_folder(settings, bundle, options.cassettes)
         if options.mode == "replay-or-record":
             gateway = _coverage_gateway(settings, bundle, folder, out_dir / REPLAY_STATS_FILE)
@@ -215,7 +215,7 @@ async def _run(settings: KopaSettings, options: BenchRunOptions, tasks: list, ta
             return await run_benchmark(tasks, agent, gateway, rollouts=options.rollouts, seeds=list(options.seeds),
                                        out_dir=out_dir, concurrency=options.concurrency, resume=options.resume,
                                        upstream=options.upstream, tasks_file=tasks_file, agent_name=options.agent,
-                                       progress=progress, judge=judge)
+                                       progress=progress, judge=judge, limits=settings.episode)
 
 
 @asynccontextmanager

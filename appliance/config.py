@@ -19,6 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from bench.limits import EpisodeLimits
 from mcp_gateway.limits import InputLimits
 from models.settings import ModelSettings, retired_variables
 from public_apis import PLATFORM_IDS
@@ -111,6 +112,10 @@ class KopaSettings(BaseSettings):
     gateway: GatewaySettings = GatewaySettings()
     recorder: RecorderSettings = RecorderSettings()
     metadb: MetaDBSettings = MetaDBSettings()
+    episode: EpisodeLimits = Field(default_factory=EpisodeLimits, description=(
+        "the limits of one agent episode, read by the bench, the agent endpoint and training: max_turns, max_calls, "
+        "max_parallel_calls, max_tool_tokens, max_prompt_tokens, episode_timeout_s, tool_timeout_s; kopa.toml "
+        "[episode] or KOPA_EPISODE__MAX_TURNS=..."))
     models: ModelSettings = Field(default_factory=ModelSettings, description=(
         "the model endpoints, one profile per role (agent, judge, proposer, writer): kopa.toml [models.judge], "
         "or KOPA_MODELS__JUDGE__BASE_URL, _MODEL, _API_KEY, ...; a role without base_url runs its offline default"))

@@ -1,15 +1,18 @@
-"""`kopa train check | grpo | sft | status`: training on the EDGE dataset with verl (paper Appendix I).
+"""`kopa train check | grpo | sft | status`: training on the EDGE dataset (paper Appendix I); verl is the engine.
 
-    kopa train check CONFIG [--dataset DIR] [--model DIR] [--set NAME=VALUE ...] [--override KEY=VALUE ...]
-    kopa train grpo --config NAME [--dataset DIR] [--ray ADDRESS] [--model DIR] [--set ...] [--override ...]
-    kopa train sft [--config sft] [--dataset DIR] [--model DIR] [--set ...] [--override ...]
+    kopa train check [CONFIG] [--engine verl] [--dataset DIR] [--model DIR] [--set NAME=VALUE ...] [--override ...]
+    kopa train grpo --config NAME [--engine verl] [--dataset DIR] [--ray ADDRESS] [--model DIR] [--set ...]
+    kopa train sft [--config sft] [--engine verl] [--dataset DIR] [--model DIR] [--set ...] [--override ...]
     kopa train status [--limit 20] [--json]
 
-CONFIG is a recipe of ``train/configs`` (grpo_9b_paper, grpo_1gpu_small, sft) or a recipe file. ``check`` composes
-it against verl's own config dir and checks it on this machine, no GPU needed (``train.check``). ``grpo`` and
-``sft`` check first, then start verl in a run folder under ``<home>/train/runs`` (checkpoints inside it), follow
-its step metrics into ``metrics.jsonl`` there and the metadata DB, and need a CUDA GPU. The dataset folder is EDGE
-Phase B's export: ``train.parquet`` (+ ``val.parquet``, ``items.jsonl``) for GRPO, ``sft.jsonl`` for SFT.
+``check`` first says, for every training engine (``train.engines``), whether this machine can run it and why not,
+and which engine is the default. With CONFIG, a recipe of ``train/engines/verl/configs`` (grpo_9b_paper,
+grpo_1gpu_small, sft) or a recipe file, it then composes it against verl's own config dir and checks it on this
+machine, no GPU needed (``train.engines.verl.check``). ``grpo`` and ``sft`` check first, then start verl in a run
+folder under ``<home>/train/runs`` (``train.runs``; checkpoints inside it), follow its step metrics into
+``metrics.jsonl`` there and the metadata DB, and need a CUDA GPU. The dataset folder is EDGE Phase B's export:
+``train.parquet`` (+ ``val.parquet``, ``items.jsonl``) for GRPO, ``sft.jsonl`` for SFT. ``--engine`` names the
+engine (``verl``, the only one so far); another name is a one-line error listing the choices.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+
+from train.engines import DEFAULT_ENGINE, ENGINES  # no engine's own modules: those import on use
 
 from .config import KopaSettings
 
-train_app = typer.Typer(help="Training with verl: GRPO and SFT on the EDGE dataset, rollouts on replayed cassettes.",
+train_app = typer.Typer(help="Training (verl): GRPO and SFT on the EDGE dataset, rollouts on replayed cassettes.",
                         no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -36,6 +42,7 @@ ModelOpt = Annotated[Path | None, typer.Option(help="local Hugging Face checkpoi
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="recipe variable NAME=VALUE (repeatable)")]
 OverrideOpt = Annotated[list[str] | None, typer.Option("--override", help="raw Hydra override KEY=VALUE for verl "
                                                                           "(repeatable)")]
+EngineOpt = Annotated[str, typer.Option("--engine", help=f"training engine (train.engines): {', '.join(ENGINES)}")]
 
 NO_GPU = ("kopa train {kind} needs a CUDA GPU and none is visible here (torch.cuda.is_available() is false). "
           "Check the recipe on this machine with `kopa train check {recipe}`, and run training on a GPU host with "
@@ -52,9 +59,20 @@ def _variables(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _engine(name: str) -> str:
+    """``name`` when it is a registered engine; else the one-line error listing the choices (exit 2)."""
+    from train.engines import UnknownEngine, get_engine
+
+    try:
+        return get_engine(name).name
+    except UnknownEngine as exc:
+        err.print(f"[red]error:[/red] --engine {escape(name)}: {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+
+
 def _plan(settings: KopaSettings, config: str, *, dataset: Path | None, model: Path | None, sets: list[str] | None,
           overrides: list[str] | None, run_dir: Path | None = None) -> Any:
-    from train.check import RecipeError, load_recipe, plan_run
+    from train.engines.verl.recipes import RecipeError, load_recipe, plan_run
 
     try:
         recipe = load_recipe(config)
@@ -74,7 +92,7 @@ def _newest_dataset(settings: KopaSettings) -> Path | None:
 
 def _cassettes(settings: KopaSettings) -> Path:
     """The appliance's cassettes folder (EDGE pins its items there); the repository's shipped one if there is none."""
-    from train.check import REPO
+    from train.engines.verl.recipes import REPO
 
     return settings.cassettes_dir if settings.cassettes_dir.is_dir() else REPO / "cassettes"
 
@@ -87,12 +105,30 @@ def _report(problems: list[str], what: str) -> None:
         raise typer.Exit(1)
 
 
+def _engines_report() -> None:
+    """One line per engine: whether this machine can run it and why not; then the default."""
+    from train.engines import engine_reports
+
+    reports = engine_reports()
+    for report in reports:
+        typer.echo(report.line())
+    default = next(r for r in reports if r.engine == DEFAULT_ENGINE)
+    typer.echo(f"default engine: {DEFAULT_ENGINE}" + ("" if default.ready else " (it cannot run here)"))
+
+
 @train_app.command("check")
-def check(config: Annotated[str, typer.Argument(help="recipe name (train/configs) or recipe file")],
-          dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None, overrides: OverrideOpt = None,
+def check(config: Annotated[str | None, typer.Argument(help="recipe name (train/engines/verl/configs) or recipe "
+                                                            "file; without it, only the engines are reported")] = None,
+          engine: EngineOpt = DEFAULT_ENGINE, dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None,
+          overrides: OverrideOpt = None,
           show: Annotated[bool, typer.Option(help="print the Hydra overrides verl would get")] = False) -> None:
-    """Compose CONFIG against verl's config dir and check batch sizes, lengths, paths and bundles (no GPU)."""
-    from train.check import check_plan
+    """Say which engines can run here; compose CONFIG against verl's config dir and check batch sizes, lengths,
+    paths and bundles (no GPU)."""
+    _engine(engine)
+    _engines_report()
+    if config is None:
+        return
+    from train.engines.verl.check import check_plan
 
     plan = _plan(KopaSettings(), config, dataset=dataset, model=model, sets=sets, overrides=overrides)
     problems = check_plan(plan)
@@ -104,29 +140,38 @@ def check(config: Annotated[str, typer.Argument(help="recipe name (train/configs
 
 
 def _cuda() -> bool:
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+    from train.engines import cuda_missing
+
+    return not cuda_missing()
 
 
-def _launch(kind: str, config: str, dataset: Path | None, model: Path | None, sets: list[str] | None,
+def _launch(kind: str, engine: str, config: str, dataset: Path | None, model: Path | None, sets: list[str] | None,
             overrides: list[str] | None, ray: str | None) -> None:
-    from train.check import check_plan, load_recipe
-    from train.launch import new_run_dir, prepare_run, run
+    from train.engines.verl.check import check_plan
+    from train.engines.verl.launch import prepare_run, run
+    from train.engines.verl.recipes import RecipeError, load_recipe
+    from train.runs import new_run_dir
 
+    _engine(engine)
     settings = KopaSettings()
     recipe_name = load_recipe(config).name if Path(config).suffix else config
     if not _cuda():
         err.print(NO_GPU.format(kind=kind, recipe=recipe_name))
         raise typer.Exit(2)
-    run_dir = new_run_dir(settings.home_dir, recipe_name)
-    plan = _plan(settings, config, dataset=dataset, model=model, sets=sets, overrides=overrides, run_dir=run_dir)
-    if plan.recipe.kind != kind:
-        raise typer.BadParameter(f"{config} is a {plan.recipe.kind} recipe; use `kopa train {plan.recipe.kind}`",
+    try:
+        recipe_kind = load_recipe(config).kind
+    except RecipeError as exc:
+        raise typer.BadParameter(str(exc), param_hint="CONFIG") from None
+    if recipe_kind != kind:  # before the run folder is made: a wrong recipe leaves nothing behind
+        raise typer.BadParameter(f"{config} is a {recipe_kind} recipe; use `kopa train {recipe_kind}`",
                                  param_hint="--config")
-    prepare_run(plan)
+    run_dir = new_run_dir(settings.home_dir, recipe_name)
+    try:
+        plan = _plan(settings, config, dataset=dataset, model=model, sets=sets, overrides=overrides, run_dir=run_dir)
+    except typer.BadParameter:
+        run_dir.rmdir()  # made empty a moment ago
+        raise
+    prepare_run(plan, limits=settings.episode)
     _report(check_plan(plan), f"{plan.recipe.name} (run folder {run_dir})")
     engine, run_id = _start_record(settings, plan, run_dir, ray)
     err.print(f"{kind} {plan.recipe.name}: run folder {run_dir}; verl's log in verl.log, steps in metrics.jsonl")
@@ -171,16 +216,17 @@ def grpo(config: Annotated[str, typer.Option("--config", help="GRPO recipe: grpo
                                                                 "or a file")] = "grpo_1gpu_small",
          dataset: DatasetOpt = None, model: ModelOpt = None,
          ray: Annotated[str | None, typer.Option("--ray", help="Ray cluster address (default: a local Ray)")] = None,
-         sets: SetOpt = None, overrides: OverrideOpt = None) -> None:
+         sets: SetOpt = None, overrides: OverrideOpt = None, engine: EngineOpt = DEFAULT_ENGINE) -> None:
     """GRPO with verl: multi-turn rollouts on replayed cassettes, rewards from the bench scorers (needs CUDA)."""
-    _launch("grpo", config, dataset, model, sets, overrides, ray)
+    _launch("grpo", engine, config, dataset, model, sets, overrides, ray)
 
 
 @train_app.command("sft")
 def sft(config: Annotated[str, typer.Option("--config", help="SFT recipe or file")] = "sft",
-        dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None, overrides: OverrideOpt = None) -> None:
+        dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None, overrides: OverrideOpt = None,
+        engine: EngineOpt = DEFAULT_ENGINE) -> None:
     """SFT with verl on EDGE's verified trajectories (torchrun; needs CUDA)."""
-    _launch("sft", config, dataset, model, sets, overrides, None)
+    _launch("sft", engine, config, dataset, model, sets, overrides, None)
 
 
 @train_app.command("status")

@@ -20,9 +20,12 @@ The steps (paper §2.4, Appendix B):
    arguments that do not fit, is refused as a tool error (SCHEMA_MISMATCH / MISSING_FIELD) that the agent
    sees and ACTION scores. An agent that raises or runs past ``timeout_s`` ends the episode without an
    answer; the episode is scored all the same.
-4. **Scoring.** ACTION always (golden actions with their placeholders resolved, see
-   ``bench.agents.base``); RESPONSE and ENVIRONMENT when in the reward basis. ``passed`` is RESPONSE and
-   ENVIRONMENT as the basis lists them: ACTION grades the trajectory and gates nothing (B.4).
+4. **Scoring.** ``bench.scoring.verdicts.grade_trajectory`` on the runtime context, the agent's calls, the
+   answer and the final workspace snapshot (plain JSON): the same function, on the same inputs, that the GRPO
+   reward (``train.reward``) scores an episode record with. ACTION always (golden actions with their
+   placeholders resolved, see ``bench.agents.base``); RESPONSE and ENVIRONMENT when in the reward basis.
+   ``passed`` is RESPONSE and ENVIRONMENT as the basis lists them: ACTION grades the trajectory and gates
+   nothing (B.4).
 
 The transcript is plain JSON: tool, arguments, outcome, total_count, record count, page and error message
 per call. Real keys never appear: the model only ever holds episode tokens, and the runtime redacts
@@ -32,22 +35,22 @@ upstream messages. Tool records are left out (a page can hold a thousand rows); 
 from __future__ import annotations
 
 import asyncio
-import copy
 import hashlib
 import json
 import time
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.agents.base import Agent, EpisodeContext, ToolInfo, placeholder_names, resolve_placeholders
+from bench.agents.base import Agent, EpisodeContext, ToolInfo, placeholder_names
+from bench.limits import EpisodeLimits
 from bench.prompt import build_system_prompt
-from bench.scoring.action import ActionScore, GoldenCall, PredictedCall, score_action
-from bench.scoring.environment import EnvironmentScore, score_environment
-from bench.scoring.judge import JudgeError, LLMJudge, grade_response
-from bench.scoring.response import ResponseScore, score_response
+from bench.scoring.action import ActionScore, PredictedCall
+from bench.scoring.environment import EnvironmentScore
+from bench.scoring.judge import LLMJudge
+from bench.scoring.response import ResponseScore
+from bench.scoring.verdicts import grade_trajectory
 from bench.stats import EpisodeResult
-from bench.task import RewardBasis, Task
+from bench.task import Task
 from mcp_gateway.catalog.export import to_openai_function
 from mcp_gateway.catalog.spec import ParamKind
 from mcp_gateway.runtime import Outcome, ToolResult
@@ -55,8 +58,8 @@ from mcp_gateway.runtime import Outcome, ToolResult
 __all__ = ["DEFAULT_EPISODE_TIMEOUT_S", "DEFAULT_TOOL_TIMEOUT_S", "EpisodeOutcome", "episode_key_token",
            "run_episode"]
 
-DEFAULT_EPISODE_TIMEOUT_S = 600.0  # Appendix I
-DEFAULT_TOOL_TIMEOUT_S = 60.0
+DEFAULT_EPISODE_TIMEOUT_S: float = EpisodeLimits.model_fields["episode_timeout_s"].default  # Appendix I: 600 s
+DEFAULT_TOOL_TIMEOUT_S: float = EpisodeLimits.model_fields["tool_timeout_s"].default  # 60 s
 _INTERNAL_PLATFORM = "internal"  # built-in tools need no key
 
 
@@ -161,7 +164,7 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         tool = tool if isinstance(tool, str) else str(tool)
         entry: dict[str, Any] = {"index": len(transcript), "by": "agent", "tool": tool, "args": _plain(args)}
         transcript.append(entry)  # before any await: parallel calls keep the order they were issued in
-        predicted.append(PredictedCall(tool, copy.deepcopy(args)))
+        predicted.append(PredictedCall(tool, _plain(args)))  # scored as recorded: the reward sees the same JSON
         if tool not in specs:
             result = ToolResult(tool=tool, outcome=Outcome.SCHEMA_MISMATCH, message=(
                 f"tool {tool!r} is not available in this task; available: {', '.join(specs)}"))
@@ -178,30 +181,22 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         note_turn=model_turns.append)
     answer, agent_error = await _run_agent(agent, agent_context, timeout_s)
 
-    action = score_action(_golden_calls(task, context), predicted,
-                          {g.tool: runtime.input_schema(catalog.get(g.tool)) for g in task.golden_actions},
-                          task.max_allowed_calls)
-    response, judge_error = None, None
-    if RewardBasis.RESPONSE in task.reward_basis:
-        try:
-            response = await grade_response(task, answer, judge)
-        except JudgeError as exc:
-            response, judge_error = score_response(task, answer), f"judge unavailable: {exc}"
-    environment = None
-    if RewardBasis.ENVIRONMENT in task.reward_basis:
-        assert task.golden_state_hash is not None  # Task validation requires it with ENVIRONMENT
-        environment = score_environment(session.workspace, task.golden_state_hash)
-    passed = all(score.passed for score in (response, environment) if score is not None)
     final_state = json.loads(json.dumps(session.workspace.snapshot(), ensure_ascii=False))
     runtime.sessions.drop(session_id)  # the outcome holds what is needed; tokens die with the session
+    # the same inputs, as plain JSON, that train.reward.score_record scores an episode record on
+    runtime_context = _plain(context)
+    verdicts = await grade_trajectory(task, runtime_context=runtime_context, calls=predicted, answer=answer,
+                                      final_state=final_state, catalog=catalog, judge=judge)
+    passed = verdicts.passed
 
     return EpisodeOutcome(
         task_id=task.id, seed=seed, rollout=rollout, session_id=session_id, agent=getattr(agent, "name", "?"),
-        answer=answer, transcript=transcript, runtime_context=_plain(context), action=action, response=response,
-        environment=environment, passed=passed,
+        answer=answer, transcript=transcript, runtime_context=runtime_context, action=verdicts.action,
+        response=verdicts.response, environment=verdicts.environment, passed=passed,
         result=EpisodeResult(task_id=task.id, domain=task.domain, rollout=rollout, seed=seed, passed=passed,
-                             action=action.action),
-        final_state=final_state, error="; ".join(e for e in (state_error, agent_error, judge_error) if e) or None,
+                             action=verdicts.action.action),
+        final_state=final_state,
+        error="; ".join(e for e in (state_error, agent_error, verdicts.judge_error) if e) or None,
         duration_s=time.monotonic() - started, model_turns=model_turns)
 
 
@@ -289,11 +284,6 @@ async def _run_agent(agent: Agent, context: EpisodeContext, timeout_s: float | N
 def _result_fields(result: ToolResult) -> dict[str, Any]:
     return {"outcome": result.outcome.value, "total_count": result.total_count, "n_records": len(result.records),
             "page_no": result.page_no, "error": result.message if result.is_error else None}
-
-
-def _golden_calls(task: Task, context: Mapping[str, Any]) -> list[GoldenCall]:
-    return [GoldenCall(a.tool, resolve_placeholders(a.args, context), a.value_compare_args, a.step)
-            for a in task.golden_actions]
 
 
 def _plain(value: Any) -> Any:

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.agents.base import Agent
-from bench.episode import DEFAULT_EPISODE_TIMEOUT_S, EpisodeOutcome, run_episode
+from bench.episode import EpisodeOutcome, run_episode
+from bench.limits import EpisodeLimits
 from bench.options import UPSTREAMS  # replay is the benchmark; the other two must be asked for
 from bench.scoring.judge import LLMJudge
 from bench.stats import EpisodeResult, Summary, summarize
@@ -142,8 +143,7 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
                         rollouts: int, seeds: Sequence[int], out_dir: Path, concurrency: int = 1,
                         resume: bool = True, upstream: str = "replay", tasks_file: Path | None = None,
                         agent_name: str | None = None, progress: Progress | None = None,
-                        episode_timeout_s: float | None = DEFAULT_EPISODE_TIMEOUT_S,
-                        judge: LLMJudge | None = None) -> RunResult:
+                        limits: EpisodeLimits | None = None, judge: LLMJudge | None = None) -> RunResult:
     """Run every (task, seed, rollout) episode not already in ``out_dir`` and summarise the whole run.
 
     Args:
@@ -151,6 +151,8 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
         gateway: a bench-profile gateway; with ``upstream="replay"`` it must replay exactly the tasks' bundle.
         upstream: replay (the benchmark), or sandbox / live, which the gateway must then talk to unrecorded.
         judge: the LLM judge RESPONSE falls back to (off when None); each episode records whether it was used.
+        limits: the episode and tool timeouts each episode runs under (``EpisodeLimits``: 600 s and 60 s by default;
+            the agent plays the rest of the limits itself).
         tasks_file: the file the tasks came from; its SHA-256 goes into ``run.json``.
         progress: called with (done, total, None) once at start, then after every episode.
 
@@ -160,6 +162,7 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
             catalog (``run_episode``). Episodes already written stay written.
     """
     seeds = tuple(seeds)
+    limits = limits or EpisodeLimits()
     if rollouts < 1:
         raise ValueError(f"rollouts must be >= 1, got {rollouts}")
     if not seeds or len(set(seeds)) != len(seeds):
@@ -199,7 +202,8 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
     async def one(task: Task, seed: int, rollout: int) -> None:
         nonlocal finished
         async with semaphore:
-            outcome = await run_episode(task, make(), gateway, seed=seed, rollout=rollout, timeout_s=episode_timeout_s,
+            outcome = await run_episode(task, make(), gateway, seed=seed, rollout=rollout,
+                                        timeout_s=limits.episode_timeout_s, tool_timeout_s=limits.tool_timeout_s,
                                         judge=judge)
         line = outcome.to_json()
         line["domain"] = task.domain  # so that a summary can be rebuilt from the file alone

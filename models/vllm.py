@@ -5,8 +5,8 @@
 
 vLLM is started as ``vllm serve PATH --enable-auto-tool-choice --tool-call-parser qwen3_coder --reasoning-parser
 qwen3``: the XML tool calls Qwen3.5 writes come back as structured ``tool_calls``, and its ``<think>`` block as
-``reasoning_content``. The thinking setting is the one training uses: the recipes in ``train/configs`` set no
-``enable_thinking``, so the chat template's default applies in both; ``enable_thinking=`` overrides it for
+``reasoning_content``. The thinking setting is the one training uses: the recipes in ``train/engines/verl/configs``
+set no ``enable_thinking``, so the chat template's default applies in both; ``enable_thinking=`` overrides it for
 serving only when asked (``--default-chat-template-kwargs``). vLLM runs offline (``OFFLINE_ENV``): the appliance
 fetches nothing at run time.
 """

@@ -197,3 +197,41 @@ def test_the_private_import_finder_finds_them(tmp_path):
 
 def test_no_module_imports_another_packages_private_names():
     assert _all_private_imports(MODULES) == []
+
+
+# One module drives tool calls (bench.agents.step): it alone turns a model's reply into calls with the readers of
+# models.toolcalls; the bench agents, the agent endpoint and training play their turns through it.
+TOOL_CALL_READERS = {"read_message", "read_text", "read_structured_call", "read_arguments"}
+AGENT_STEP = "bench.agents.step"
+
+
+def _reader_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, name) for every reader of ``models.toolcalls`` that the file imports."""
+    found = []
+    for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("models.toolcalls"):
+            found += [(node.lineno, a.name) for a in node.names if a.name in TOOL_CALL_READERS]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("models.toolcalls")]
+    return found
+
+
+def _tool_call_drivers(modules: dict[str, Path]) -> list[str]:
+    return [f"{module}:{line} imports {name}" for module, path in sorted(modules.items())
+            if module != AGENT_STEP and not module.startswith("models")
+            for line, name in _reader_imports(path)]
+
+
+def test_the_tool_call_driver_finder_finds_a_second_loop(tmp_path):
+    (tmp_path / "train").mkdir()
+    planted = tmp_path / "train" / "loop.py"
+    planted.write_text("def turn(text, tools):\n    from models.toolcalls import read_text\n    return read_text(text, tools)\n",
+                       encoding="utf-8")
+    allowed = tmp_path / "step.py"
+    allowed.write_text("from models.toolcalls import read_message, render_assistant\n", encoding="utf-8")
+    assert _tool_call_drivers({"train.loop": planted, AGENT_STEP: allowed}) == ["train.loop:2 imports read_text"]
+
+
+def test_only_the_agent_step_reads_model_replies_into_tool_calls():
+    assert _reader_imports(MODULES[AGENT_STEP])  # the step is where the readers are used
+    assert _tool_call_drivers(MODULES) == []

@@ -6,23 +6,25 @@
     rollout.record                                              # what train.reward scores (plain JSON)
 
 A **policy** maps the conversation so far (OpenAI chat messages) and the tools (OpenAI ``tools`` entries) to the
-next assistant message: its raw text, with its calls in ``<tool_call>`` blocks (qwen3_coder XML or hermes JSON, read
-by ``models.toolcalls.read_text``: the reader the bench agents and the agent endpoint use), or an ``AssistantTurn``
-already read. In training the policy is the model behind verl's rollout server
-(``train.agent_loop``); on the CPU it is a script (``train.policies``). Everything else is the bench's:
+next assistant message: its raw text, with its calls in ``<tool_call>`` blocks (qwen3_coder XML or hermes JSON), an
+``AssistantTurn`` already read, or a ``bench.agents.step.Generation`` (text with its token ids). In training the
+policy is the model being trained (``train.engines.verl.agent_loop`` for verl); on the CPU it is a script (``train.policies``).
+Everything else is the bench's:
 
+* the turns are the one agent step (``bench.agents.step.AgentStep``), the one the bench's ``openai`` agent and the
+  agent endpoint play: the same reading of a reply (``models.toolcalls``), the same tool messages (capped at
+  ``max_tool_tokens``), the same answer to a call that cannot be read, the same budgets (``bench.limits``);
 * ``bench.episode.run_episode`` opens a fresh session (its own id, so the n rollouts of a GRPO group run side by
   side), binds the system state (the episode key tokens, fixed by task, seed and rollout: seed 0 and rollout 0
   give the tokens the dataset prompt shows), refuses tools the task does not offer, limits each call to
-  ``tool_timeout_s`` (60 s) and the whole episode to ``episode_timeout_s`` (600 s), and scores the episode
-  with RESPONSE / ACTION / ENVIRONMENT;
-* tool responses are capped at ``max_tool_tokens`` approximate tokens by ``cap_tool_response``, the function
-  the bench's OpenAI agent uses;
-* the calls of one assistant turn run at once (``asyncio.gather``), at most ``max_parallel_calls`` of them
-  (by default the task's widest golden step, at least ``MIN_PARALLEL_CALLS``); calls past that are answered
-  with a tool message saying they were not run, and are not tool calls of the episode.
-* a call that cannot be read is answered as the bench's OpenAI agent answers it: an ``invalid_tool_call`` tool
-  call in the assistant message, not run, whose tool message tells the policy what was wrong; the turn goes on.
+  ``tool_timeout_s`` and the whole episode to ``episode_timeout_s``, and scores the episode with RESPONSE /
+  ACTION / ENVIRONMENT;
+* the calls of one assistant turn run at once, at most ``max_parallel_calls`` of them: by default the task's widest
+  golden step, at least ``MIN_PARALLEL_CALLS`` (``rollout_limits``); calls past that are answered with a tool
+  message saying they were not run, and are not tool calls of the episode.
+
+With a ``TokenTrace`` (``tokens=``) the step also keeps the token ids and the mask of model-written tokens that a
+trainer needs (``bench.agents.step``).
 
 Whatever the policy does, the rollout ends scored, never with an exception: a replay miss is a tool error the
 policy sees (``replay_miss``) and ACTION counts; a policy that raises (``PolicyStop``: its token budget is
@@ -31,8 +33,6 @@ spent) or runs out of turns or time ends the episode without an answer, which fa
 
 from __future__ import annotations
 
-import asyncio
-import json
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -40,40 +40,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.agents.base import EpisodeContext
-from bench.agents.openai_agent import cap_tool_response
-from bench.episode import DEFAULT_EPISODE_TIMEOUT_S, DEFAULT_TOOL_TIMEOUT_S, EpisodeOutcome, run_episode
+from bench.agents.step import AgentStep, Generation, TokenTrace
+from bench.episode import EpisodeOutcome, run_episode
+from bench.limits import EpisodeLimits
 from bench.task import Task
-from mcp_gateway.runtime import Outcome, ToolResult
-from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCall, read_text
+from models.toolcalls import AssistantTurn, ToolCall
 
-__all__ = ["MIN_PARALLEL_CALLS", "Policy", "PolicyAgent", "PolicyStop", "Rollout", "RolloutLimits",
-           "episode_record", "parallel_width", "run_rollout"]
+__all__ = ["MIN_PARALLEL_CALLS", "Policy", "PolicyAgent", "PolicyStop", "Rollout", "episode_record", "parallel_width",
+           "rollout_limits", "run_rollout"]
 
 MIN_PARALLEL_CALLS = 8  # a model may fan out wider than the golden trajectory; verl's default (1) would drop calls
 
-Policy = Callable[[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]], Awaitable["str | AssistantTurn"]]
-"""``await policy(messages, tools)`` -> the next assistant message (text with ``<tool_call>`` blocks, or read)."""
+Policy = Callable[[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]]],
+                  Awaitable["str | AssistantTurn | Generation"]]
+"""``await policy(messages, tools)`` -> the next assistant message (text with ``<tool_call>`` blocks, read, or a
+generation with its token ids)."""
 
 
 class PolicyStop(RuntimeError):
     """The policy cannot go on (its response-token budget is spent); the episode ends without an answer."""
-
-
-@dataclass(frozen=True)
-class RolloutLimits:
-    """Paper Appendix I: 15 assistant turns, 16K tool-response tokens, 600 s per episode, 60 s per tool call."""
-
-    episode_timeout_s: float = DEFAULT_EPISODE_TIMEOUT_S
-    tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S
-    max_assistant_turns: int = 15
-    max_tool_tokens: int = 16384
-    max_parallel_calls: int | None = None  # None: parallel_width(task), at least MIN_PARALLEL_CALLS
-
-    def parallel_calls(self, task: Task) -> int:
-        width = parallel_width(task)
-        if self.max_parallel_calls is None:
-            return max(width, MIN_PARALLEL_CALLS)
-        return max(width, self.max_parallel_calls)  # never below the task's own width: the golden would be cut
 
 
 def parallel_width(task: Task) -> int:
@@ -81,59 +66,39 @@ def parallel_width(task: Task) -> int:
     return max(Counter(a.step for a in task.golden_actions).values())
 
 
+def rollout_limits(limits: EpisodeLimits, task: Task) -> EpisodeLimits:
+    """``limits`` for a rollout of ``task``: the calls run per turn are never below the task's own width (the golden
+    trajectory would be cut), and at least ``MIN_PARALLEL_CALLS`` unless ``limits`` sets its own."""
+    width = parallel_width(task)
+    wanted = limits.max_parallel_calls if limits.max_parallel_calls is not None else MIN_PARALLEL_CALLS
+    return limits.model_copy(update={"max_parallel_calls": max(width, wanted)})
+
+
 class PolicyAgent:
-    """A bench ``Agent`` that asks a policy for each assistant message and runs its tool calls."""
+    """A bench ``Agent`` that plays the agent step with a policy as its model."""
 
     name = "policy"
 
-    def __init__(self, policy: Policy, limits: RolloutLimits, max_parallel_calls: int):
-        self.policy, self.limits, self.max_parallel_calls = policy, limits, max_parallel_calls
+    def __init__(self, policy: Policy, limits: EpisodeLimits, *, tokens: TokenTrace | None = None):
+        self.policy, self.limits, self.tokens = policy, limits, tokens
         self.messages: list[dict[str, Any]] = []
-        self.turns = 0
-        self.stopped: str | None = None  # why the loop ended without an answer
+        self.step: AgentStep | None = None
+
+    @property
+    def turns(self) -> int:
+        """Generations the policy was asked for."""
+        return self.step.turns if self.step is not None else 0
 
     async def run(self, context: EpisodeContext) -> str | None:
         self.messages = [{"role": "system", "content": context.system_prompt},
                          {"role": "user", "content": context.query}]
         tools = [tool.as_openai() for tool in context.tools]
-        for turn_no in range(self.limits.max_assistant_turns):
-            reply = await self.policy(list(self.messages), tools)
-            turn = reply if isinstance(reply, AssistantTurn) else read_text(str(reply), tools)
-            self.turns += 1
-            ids = [f"call_{turn_no}_{i}" for i in range(len(turn.calls) + len(turn.problems))]
-            self.messages.append(_assistant_message(turn, ids))
-            if not turn.calls and not turn.problems:
-                return turn.content if turn.content.strip() else None
-            run_now = turn.calls[:self.max_parallel_calls]
-            results = await asyncio.gather(*(context.call(c.name, c.arguments) for c in run_now))
-            for call_id, call, result in zip(ids, run_now, results):
-                content = result.structured()
-                if call.problem or not isinstance(call.arguments, Mapping):
-                    content["arguments_error"] = call.problem or ("the arguments were not one JSON object of "
-                                                                  "parameter values")
-                self.messages.append({"role": "tool", "tool_call_id": call_id,
-                                      "content": cap_tool_response(content, self.limits.max_tool_tokens)})
-            for call_id, call in zip(ids[len(run_now):], turn.calls[len(run_now):]):
-                self.messages.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(
-                    {"outcome": "not_run", "message": f"{call.name}: not run; at most {self.max_parallel_calls} "
-                                                      "tool calls are run per turn"}, ensure_ascii=False)})
-            for call_id, problem in zip(ids[len(turn.calls):], turn.problems):  # unreadable: not run, the policy told
-                refused = ToolResult(tool=INVALID_CALL, outcome=Outcome.SCHEMA_MISMATCH, message=problem)
-                self.messages.append({"role": "tool", "tool_call_id": call_id, "content": cap_tool_response(
-                    refused.structured(), self.limits.max_tool_tokens)})
-        self.stopped = f"no final answer within {self.limits.max_assistant_turns} assistant turns"
-        raise PolicyStop(self.stopped)
+        self.step = AgentStep(self.limits, context.call, tokens=self.tokens)
 
+        async def generate(messages: list[dict[str, Any]], offered: list[dict[str, Any]]) -> Any:
+            return await self.policy(list(messages), offered)  # a copy: a policy may keep what it saw
 
-def _assistant_message(turn: AssistantTurn, ids: Sequence[str]) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": turn.content}
-    if turn.calls or turn.problems:
-        # arguments as an object: chat templates iterate over them; unparsable ones render as {}
-        named = [(c.name, dict(c.arguments) if isinstance(c.arguments, Mapping) else {}) for c in turn.calls]
-        named += [(INVALID_CALL, {})] * len(turn.problems)
-        message["tool_calls"] = [{"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
-                                 for call_id, (name, args) in zip(ids, named)]
-    return message
+        return await self.step.run(self.messages, tools, generate)
 
 
 @dataclass(frozen=True)
@@ -154,19 +119,22 @@ def episode_record(task: Task, outcome: EpisodeOutcome) -> dict[str, Any]:
             "session_id": outcome.session_id}
 
 
-async def run_rollout(task: Task, policy: Policy, gateway: Any, *, limits: RolloutLimits | None = None,
-                      seed: int = 0, rollout: int = 0, session_id: str | None = None) -> Rollout:
+async def run_rollout(task: Task, policy: Policy, gateway: Any, *, limits: EpisodeLimits | None = None,
+                      seed: int = 0, rollout: int = 0, session_id: str | None = None,
+                      tokens: TokenTrace | None = None) -> Rollout:
     """Play ``task`` with ``policy`` through ``gateway`` (bench profile, strict replay of ``task.bundle``).
 
-    ``seed`` and ``rollout`` fix the episode's key tokens: keep 0 and 0 so that the tokens match the ones in the
-    dataset's prompt. ``session_id``: by default a fresh ``train/<task>/<uuid>``, so rollouts never share state.
+    ``limits``: the episode's (``KopaSettings().episode``; by default ``EpisodeLimits()``), widened to the task by
+    ``rollout_limits``. ``seed`` and ``rollout`` fix the episode's key tokens: keep 0 and 0 so that the tokens match
+    the ones in the dataset's prompt. ``session_id``: by default a fresh ``train/<task>/<uuid>``, so rollouts never
+    share state. ``tokens``: the token view a trainer needs, filled as the episode goes.
 
     Raises:
         ValueError: the gateway is not in the bench profile or the task does not fit its catalog (from
             ``run_episode``); nothing the policy does raises.
     """
-    limits = limits or RolloutLimits()
-    agent = PolicyAgent(policy, limits, limits.parallel_calls(task))
+    limits = rollout_limits(limits or EpisodeLimits(), task)
+    agent = PolicyAgent(policy, limits, tokens=tokens)
     outcome = await run_episode(task, agent, gateway, seed=seed, rollout=rollout,
                                 session_id=session_id or f"train/{task.id}/{uuid.uuid4().hex}",
                                 timeout_s=limits.episode_timeout_s, tool_timeout_s=limits.tool_timeout_s)

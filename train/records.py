@@ -43,7 +43,7 @@ class TrainRun(SQLModel, table=True):
 
 
 class TrainStep(SQLModel, table=True):
-    """The summary of one trainer step (``train.launch.STEP_FIELDS``)."""
+    """The summary of one trainer step (``train.engines.verl.launch.STEP_FIELDS``)."""
 
     id: int | None = Field(default=None, primary_key=True)
     run_id: int = Field(foreign_key="trainrun.id", index=True)

@@ -6,12 +6,13 @@
 
 The score is the paper's binary reward (§4.1): 1 when the episode passes RESPONSE and ENVIRONMENT as the
 item's ``reward_basis`` lists them, else 0; ACTION grades the trajectory and is logged beside it, gating nothing
-(Appendix B.4). The verdicts come from the same functions ``bench.episode.run_episode`` calls, on the same
-inputs: the golden actions with their ``{name}`` placeholders resolved against the episode's runtime context,
-the agent's calls in order, each golden tool's argument schema as the bench profile shows it, the final answer,
-and the final workspace. ``score_record`` is that scoring on one ``train.episode.episode_record``.
+(Appendix B.4). The verdicts come from the one function ``bench.episode.run_episode`` scores with,
+``bench.scoring.verdicts.score_trajectory``, on the same inputs: the episode's runtime context (the golden
+actions' ``{name}`` placeholders resolve against it), the agent's calls in order, the final answer and the final
+workspace snapshot; the golden tools' argument schemas come from the tool catalog as the bench profile shows them.
+``score_record`` is that scoring on one ``train.episode.episode_record``; there is no second copy of it here.
 
-Where the record comes from: ``train.agent_loop`` puts it in the rollout's ``extra_fields["kopa_episode"]``, and
+Where the record comes from: ``train.engines.verl.agent_loop`` puts it in the rollout's ``extra_fields["kopa_episode"]``, and
 verl's reward manager merges ``extra_fields`` into ``extra_info``. Without a record (a rollout from verl's stock
 ``tool_agent`` loop) only the text is there: RESPONSE is scored on ``solution_str`` against the ground truth's
 accepted answers, ACTION is 0 (no calls known) and an ENVIRONMENT item fails (no final state known);
@@ -29,10 +30,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from bench.agents.base import resolve_placeholders
-from bench.scoring.action import GoldenCall, PredictedCall, score_action
-from bench.scoring.environment import score_environment
-from bench.scoring.response import score_answer, score_response
+from bench.scoring.action import PredictedCall
+from bench.scoring.response import score_answer
+from bench.scoring.verdicts import score_trajectory
 from bench.task import RewardBasis, Task
 
 __all__ = ["RECORD_KEY", "compute_score", "score_record"]
@@ -47,13 +47,6 @@ def _catalog() -> Any:
     return load_catalog()
 
 
-def _bench_schema(tool: str) -> dict[str, Any]:
-    """The tool's argument schema as the bench profile shows it (``ToolRuntime.input_schema`` in profile bench)."""
-    from mcp_gateway.catalog.export import PROFILE_GENERICS
-
-    return _catalog().get(tool).input_schema(include_generic=PROFILE_GENERICS["bench"])
-
-
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
@@ -61,28 +54,25 @@ def _json(value: Any) -> Any:
 def score_record(record: Mapping[str, Any]) -> dict[str, float]:
     """The bench verdicts on one episode record (``train.episode.episode_record``), as the reward's dict.
 
+    The verdicts are ``bench.scoring.verdicts.score_trajectory``'s, the function ``bench.episode.run_episode``
+    scores with, on the record's runtime context, calls, answer and final state (RESPONSE without a judge).
+
     Raises:
         pydantic.ValidationError: the record's task is not a valid task.
         KeyError: a golden tool is not in the tool catalog.
+        ValueError: the record's final state names a section a workspace does not have.
     """
     task = Task.model_validate(_json(record["task"]))
-    context = record.get("runtime_context") or {}
-    golden = [GoldenCall(a.tool, resolve_placeholders(a.args, context), a.value_compare_args, a.step)
-              for a in task.golden_actions]
-    calls = record.get("calls") or []
-    predicted = [PredictedCall(str(c["tool"]), c.get("args")) for c in calls]
-    action = score_action(golden, predicted, {g.tool: _bench_schema(g.tool) for g in task.golden_actions},
-                          task.max_allowed_calls)
-    response_ok = environment_ok = True
-    if RewardBasis.RESPONSE in task.reward_basis:
-        response_ok = score_response(task, record.get("answer")).passed  # grade_response without a judge
-    if RewardBasis.ENVIRONMENT in task.reward_basis:
-        assert task.golden_state_hash is not None  # Task validation requires it with ENVIRONMENT
-        environment_ok = score_environment(record.get("final_state") or {}, task.golden_state_hash).passed
-    passed = response_ok and environment_ok
-    return {"score": float(passed), "passed": float(passed), "action": float(action.action),
+    calls = [PredictedCall(str(c["tool"]), c.get("args")) for c in record.get("calls") or []]
+    verdicts = score_trajectory(task, runtime_context=record.get("runtime_context") or {}, calls=calls,
+                                answer=record.get("answer"), final_state=record.get("final_state") or {},
+                                catalog=_catalog())
+    # a dimension not in the basis gates nothing: 1.0
+    response_ok = verdicts.response is None or verdicts.response.passed
+    environment_ok = verdicts.environment is None or verdicts.environment.passed
+    return {"score": float(verdicts.passed), "passed": float(verdicts.passed), "action": float(verdicts.action.action),
             "response_ok": float(response_ok), "environment_ok": float(environment_ok),
-            "n_calls": float(len(predicted)), "from_record": 1.0}
+            "n_calls": float(len(calls)), "from_record": 1.0}
 
 
 def _score_text(solution_str: str, ground_truth: Any) -> dict[str, float]:

@@ -3,10 +3,10 @@
     python -m train.smoke OUT [--steps 2]        # what train/gpu_smoke.sh runs; prints step time and reward
 
 Everything is built here, offline: the dataset with EDGE's own writer (``edge.dataset.export``) from bench tasks
-replayed from ``cassettes/``, the model with ``train.tiny_model``; then the ``grpo_1gpu_small`` recipe is checked
-and run through ``train.launch`` exactly as ``kopa train grpo`` does. The tiny model is random: its reward is
-near 0; the point is that every part runs (vLLM rollouts, the replayed tool episodes, the bench reward, the
-update) and how long a step takes.
+replayed from ``cassettes/``, the model with ``train.tiny_model``; then verl's ``grpo_1gpu_small`` recipe is
+checked and run through ``train.engines.verl.launch`` exactly as ``kopa train grpo`` does. The tiny model is random:
+its reward is near 0; the point is that every part runs (vLLM rollouts, the replayed tool episodes, the bench
+reward, the update) and how long a step takes.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from .check import REPO, check_plan, load_recipe, plan_run
-from .launch import prepare_run, run
+from .engines.verl.check import check_plan
+from .engines.verl.launch import prepare_run, run
+from .engines.verl.recipes import REPO, load_recipe, plan_run
 
 SMOKE_IDS = ("trf-001", "fin-001", "fin-019", "edu-029")
 

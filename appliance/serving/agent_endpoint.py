@@ -4,8 +4,9 @@
     # POST /v1/chat/completions {"messages": [...], "tools": [...], "stream": false}   (Bearer s3cret)
 
 A request is one whole agent run: model → tool calls → gateway → model … until the model answers or the
-budget is spent (``kopa.max_turns`` model turns, ``kopa.max_calls`` tool calls). The loop is the benchmark's
-own (``bench.agents.openai_agent.OpenAIAgent.converse``); the tool calls go to an executor (the gateway's
+budget is spent (``kopa.max_turns`` model turns, ``kopa.max_calls`` tool calls; by default the episode limits of the
+model's configuration, ``[episode]`` in kopa.toml). The loop is the one agent step (``bench.agents.step``) as the
+benchmark's ``openai`` agent plays it (``OpenAIAgent.converse``); the tool calls go to an executor (the gateway's
 ``ToolRuntime`` in the chat profile, or a benchmark episode). Tools: the request's ``tools`` entries name
 them (the catalog's definitions are used, not the client's), or ``kopa.tools`` lists names, or the endpoint's
 defaults apply. A forced ``tool_choice`` (a named function, ``required``) holds for the first model turn only.
@@ -43,7 +44,8 @@ from starlette.routing import Route, request_response
 
 from bench.agents.llm_config import OpenAIAgentConfig
 from bench.agents.openai_agent import EndpointError, OpenAIAgent, ToolCallRequest, TurnLimitReached
-from mcp_gateway.runtime import Outcome, ToolResult
+from bench.agents.step import BudgetSpent
+from mcp_gateway.runtime import ToolResult
 from mcp_gateway.server import StaticTokenVerifier
 from mcp_gateway.text import scrub_surrogates
 from models.toolcalls import ToolCallParser, choose_parser
@@ -57,7 +59,6 @@ __all__ = ["AGENT_MODEL", "EXTENSION_FIELD", "AgentRun", "create_agent_app", "ru
 
 AGENT_MODEL = "kopa-agent"
 EXTENSION_FIELD = "kopa"
-DEFAULT_MAX_CALLS = 30
 STREAM_PIECE = 16  # characters per content delta when an answer is streamed
 KEEPALIVE_S = 10.0  # an SSE comment while the loop runs, so proxies keep a slow stream open
 
@@ -69,12 +70,14 @@ class _EndpointLoop(OpenAIAgent):
         super().__init__(config)
         self.parser, self.trajectory = parser, trajectory
 
+    def tool_choice(self, turn: int) -> Any:
+        # a forced tool (a named function, "required") holds for the first turn only: forced on every turn, the loop
+        # could never end with an answer
+        choice = self.config.tool_choice
+        return choice if turn == 0 or choice in ("auto", "none") else "auto"
+
     def tool_calls(self, message: dict[str, Any], turn: int, tools: list[dict[str, Any]], *,
                    reader: ToolCallParser | None = None) -> list[ToolCallRequest]:
-        if self.config.tool_choice not in ("auto", "none"):
-            # a forced tool (a named function, "required") holds for the first turn only: forced on every turn,
-            # the loop could never end with an answer
-            self.config = self.config.model_copy(update={"tool_choice": "auto"})
         # the bench agent's own reading (structured calls, else the calls in the text), with the endpoint's reader
         calls = super().tool_calls(message, turn, tools, reader=reader or self.parser)
         for call in calls:
@@ -85,10 +88,10 @@ class _EndpointLoop(OpenAIAgent):
 
 
 class AgentRun:
-    """One request's run: its calls under the budget, and the trajectory the reply carries."""
+    """One request's run: the calls the agent step runs, and the trajectory the reply carries."""
 
-    def __init__(self, executor: ToolExecutor, session: str, max_calls: int) -> None:
-        self.executor, self.session, self.max_calls = executor, session, max_calls
+    def __init__(self, executor: ToolExecutor, session: str) -> None:
+        self.executor, self.session = executor, session
         self.trajectory: list[dict[str, Any]] = []
         self.turns: list[dict[str, Any]] = []
         self.calls = 0
@@ -99,14 +102,14 @@ class AgentRun:
         self.turns.append({k: turn.get(k) for k in ("turn", "usage")} |
                           {"tool_calls": len(turn.get("tool_calls") or [])})
 
+    def note_not_run(self, turn: int, call: ToolCallRequest, why: str) -> None:
+        """A call the budget left unrun (the step told the model so): a trajectory step without a result."""
+        self.trajectory.append({"turn": turn, "call_id": call.id, "tool": call.name, "arguments": call.arguments,
+                                "outcome": "not_run", "message": why})
+
     async def call(self, tool: str, args: Any) -> ToolResult:
         self.calls += 1
-        if self.calls > self.max_calls:
-            result = ToolResult(tool=tool, outcome=Outcome.UNCATEGORIZED,
-                                message=f"the call budget of {self.max_calls} tool calls is spent; this call was not "
-                                        "run. Answer with what you have.")
-        else:
-            result = await self.executor.call(self.session, tool, args)
+        result = await self.executor.call(self.session, tool, args)
         self.trajectory.append({"turn": self._turn, "tool": tool, "arguments": args, "outcome": result.outcome.value,
                                 "total_count": result.total_count, "records": len(result.records),
                                 "message": result.message, "correlation_id": result.correlation_id})
@@ -125,8 +128,9 @@ def _request_config(base: OpenAIAgentConfig, body: Mapping[str, Any], kopa: Mapp
     for field in ("temperature", "max_tokens", "tool_choice"):
         if body.get(field) is not None:
             update[field] = body[field]
-    if kopa.get("max_turns") is not None:
-        update["max_turns"] = kopa["max_turns"]
+    for field in ("max_turns", "max_calls"):
+        if kopa.get(field) is not None:
+            update[field] = kopa[field]
     try:
         return OpenAIAgentConfig.model_validate(base.model_dump() | update)
     except ValueError as exc:
@@ -134,8 +138,7 @@ def _request_config(base: OpenAIAgentConfig, body: Mapping[str, Any], kopa: Mapp
 
 
 async def run_agent(body: Mapping[str, Any], *, model: OpenAIAgentConfig, executor: ToolExecutor,
-                    parser: ToolCallParser, max_calls: int = DEFAULT_MAX_CALLS,
-                    client: ChatClient | None = None) -> tuple[str | None, dict[str, Any], dict[str, int]]:
+                    parser: ToolCallParser, client: ChatClient | None = None) -> tuple[str | None, dict[str, Any], dict[str, int]]:
     """Run the tool loop for one chat request: (answer or None, the ``kopa`` extension, token usage).
 
     ``client``: the endpoint's long-lived client to the model server (None: one for this request).
@@ -150,22 +153,23 @@ async def run_agent(body: Mapping[str, Any], *, model: OpenAIAgentConfig, execut
     kopa = body.get(EXTENSION_FIELD) or {}
     if not isinstance(kopa, dict):
         raise RequestError(f"{EXTENSION_FIELD} must be an object")
-    config = _request_config(model, body, kopa)
-    budget = kopa.get("max_calls", max_calls)
-    if not isinstance(budget, int) or budget < 0:
+    budget = kopa.get("max_calls")
+    if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 0):
         raise RequestError("kopa.max_calls must be a non-negative integer")
+    config = _request_config(model, body, kopa)
     tools = executor.tools(body.get("tools"), kopa)
     session = executor.begin(kopa)
-    run = AgentRun(executor, session, budget)
+    run = AgentRun(executor, session)
     loop = _EndpointLoop(config, parser, run.trajectory)
     seed = body.get("seed") if isinstance(body.get("seed"), int) else 0
     stop_reason = "answer"
     try:
         answer = await loop.converse([dict(m) for m in messages], tools, seed=seed, call=run.call,
-                                     note_turn=run.note_turn, client=client)
+                                     note_turn=run.note_turn, client=client,
+                                     step=loop.step(run.call, on_not_run=run.note_not_run))
         if answer is None:
             stop_reason = "no_answer"
-    except TurnLimitReached:
+    except (TurnLimitReached, BudgetSpent):
         answer, stop_reason = None, "budget"
     finally:
         executor.end(session)
@@ -183,10 +187,10 @@ def _completion_id() -> str:
 
 
 def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens: Iterable[str],
-                     parser: ToolCallParser | None = None, max_calls: int = DEFAULT_MAX_CALLS,
-                     served_name: str = AGENT_MODEL,
+                     parser: ToolCallParser | None = None, served_name: str = AGENT_MODEL,
                      resources: Sequence[contextlib.AbstractAsyncContextManager[Any]] = ()) -> Starlette:
-    """The Starlette app of the agent endpoint over the model server ``model`` and the tool ``executor``.
+    """The Starlette app of the agent endpoint over the model server ``model`` and the tool ``executor``; a request's
+    budgets are ``model.limits`` unless it sets ``kopa.max_turns``/``kopa.max_calls``.
 
     Raises:
         ValueError: no bearer token given.
@@ -206,8 +210,7 @@ def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens
         if not isinstance(body, dict):
             return _error(400, "the request body must be a JSON object", "invalid_request_error")
         created, cid = int(time.time()), _completion_id()
-        run = run_agent(body, model=model, executor=executor, parser=parser, max_calls=max_calls,
-                        client=getattr(request.app.state, "model_client", None))
+        run = run_agent(body, model=model, executor=executor, parser=parser, client=getattr(request.app.state, "model_client", None))
         if body.get("stream"):
             return StreamingResponse(_stream(run, cid, created, served_name), media_type="text/event-stream",
                                      headers={"Cache-Control": "no-cache"})

@@ -61,7 +61,7 @@ class EndpointAgent:
             reply = await self.client.complete(
                 messages, tools=[tool.as_openai() for tool in context.tools],
                 seed=request_seed(context.seed, context.rollout),
-                extra_body={EXTENSION_FIELD: {"session": session, "max_calls": 10**6}})  # the harness has its limits
+                extra_body={EXTENSION_FIELD: {"session": session}})  # the endpoint plays by self.model.limits
         except ModelEndpointError as exc:
             raise EndpointError(str(exc)) from None
         finally:

@@ -4,16 +4,18 @@
     config = OpenAIAgentConfig(base_url="http://127.0.0.1:8000/v1", model="qwen3.5-4b")
     config = OpenAIAgentConfig.from_profile(KopaSettings().models.agent, max_turns=4)   # [models.agent]
 
-The default limits are the paper's (Appendix I: "we cap each episode at 15 assistant turns and 16K
-tool-response tokens, with episode and tool timeouts of 600 s and 60 s").
+The episode's limits are ``bench.limits.EpisodeLimits`` (``limits``; kopa.toml ``[episode]``), the ones the agent
+endpoint and training read too. Its fields may also be given flat (``max_turns=4``, ``max_tool_tokens=1500``): they
+go into ``limits`` over the ones given there, and read back as attributes (``config.max_turns``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from bench.limits import EpisodeLimits
 from models.settings import EndpointProfile
 
 __all__ = ["OpenAIAgentConfig"]
@@ -27,10 +29,8 @@ class OpenAIAgentConfig(BaseModel):
     base_url: str = Field(description="OpenAI-style base URL ending in /v1, e.g. http://127.0.0.1:8000/v1")
     model: str = Field(min_length=1, description="model name the endpoint serves")
     api_key: SecretStr = Field(SecretStr(""), description="bearer token; empty: no Authorization header")
-    max_turns: int = Field(15, ge=1, description="assistant turns (chat requests) per episode")
-    max_tool_tokens: int = Field(16_000, ge=64, description="cap on one tool response, in approximate tokens")
-    episode_timeout_s: float = Field(600.0, gt=0, description="the whole episode, model and tools together")
-    tool_timeout_s: float = Field(60.0, gt=0, description="one tool call (run_episode enforces it too)")
+    limits: EpisodeLimits = Field(default_factory=EpisodeLimits, description="turns, calls, tool-output cap, prompt "
+                                                                           "budget and timeouts of one episode")
     request_timeout_s: float | None = Field(None, gt=0, description="one chat request; None: what the episode "
                                                                     "has left")
     temperature: float | None = Field(0.7, ge=0, le=2, description="sampling temperature; None: the endpoint's")
@@ -54,6 +54,34 @@ class OpenAIAgentConfig(BaseModel):
     max_retries: int = Field(2, ge=0, description="re-sends after a timeout, a connection error, HTTP 408/409/429 or "
                                                   "5xx (the openai SDK's policy); never after another 4xx")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_limits(cls, data: Any) -> Any:
+        """``max_turns=4`` and the other ``EpisodeLimits`` fields given flat go into ``limits``."""
+        if not isinstance(data, dict) or not set(data) & set(EpisodeLimits.model_fields):
+            return data
+        data = dict(data)
+        base = data.get("limits") or {}
+        base = base.model_dump() if isinstance(base, EpisodeLimits) else dict(base)
+        data["limits"] = base | {k: data.pop(k) for k in list(data) if k in EpisodeLimits.model_fields}
+        return data
+
+    @property
+    def max_turns(self) -> int:
+        return self.limits.max_turns
+
+    @property
+    def max_tool_tokens(self) -> int:
+        return self.limits.max_tool_tokens
+
+    @property
+    def episode_timeout_s(self) -> float:
+        return self.limits.episode_timeout_s
+
+    @property
+    def tool_timeout_s(self) -> float:
+        return self.limits.tool_timeout_s
+
     @property
     def url(self) -> str:
         return f"{self.base_url.rstrip('/')}/chat/completions"
@@ -66,8 +94,8 @@ class OpenAIAgentConfig(BaseModel):
 
     @classmethod
     def from_profile(cls, profile: EndpointProfile, **overrides: Any) -> OpenAIAgentConfig:
-        """The endpoint of ``profile`` (``KopaSettings().models.agent``) with the episode limits, then ``overrides``
-        (command-line options; None values are ignored).
+        """The endpoint of ``profile`` (``KopaSettings().models.agent``), then ``overrides`` (``limits=`` the
+        settings' ``EpisodeLimits``, command-line options; None values are ignored).
 
         Raises:
             ValueError: no base URL or model, from the profile or the overrides (the message names the setting).

@@ -42,10 +42,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bench.agents.base import EpisodeContext, resolve_placeholders
-from bench.agents.llm_config import OpenAIAgentConfig
-from bench.agents.openai_agent import cap_tool_response
 from bench.agents.oracle import format_answer, golden_steps
+from bench.agents.step import cap_tool_response
 from bench.episode import run_episode
+from bench.limits import EpisodeLimits
 from bench.task import Task, validate_against_catalog
 from edge.synth.item import SynthItem
 from recorder import CassetteStore
@@ -56,7 +56,7 @@ __all__ = ["ABILITY", "DATA_SOURCE", "ExportError", "ReplayedCall", "ReplayedIte
 
 DATA_SOURCE = "kopa-edge"
 ABILITY = "tool-calling"
-_MAX_TOOL_TOKENS = OpenAIAgentConfig.model_fields["max_tool_tokens"].default  # what a bench agent is shown
+_MAX_TOOL_TOKENS = EpisodeLimits().max_tool_tokens  # what a bench agent is shown by default
 
 
 class ExportError(ValueError):

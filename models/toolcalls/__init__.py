@@ -1,11 +1,12 @@
 """One tool-call reader per wire format, with one value-typing rule: a model's reply means the same thing to the
-bench agents, the agent endpoint, the training rollouts (``train.episode``, ``train.agent_loop``) and the reward.
+bench agents, the agent endpoint, the training rollouts (``train.episode``, ``train.engines.verl.agent_loop``) and the reward.
 
     from models.toolcalls import read_message, read_text, render_assistant, ToolCall
     turn = read_message(completion["choices"][0]["message"], tools)   # structured tool_calls, else the text
     turn = read_text(generated_text, tools)                           # qwen3_coder XML or hermes JSON blocks
     turn.content, [(c.name, c.arguments) for c in turn.calls], turn.problems
     text = render_assistant("", [ToolCall("get_x", {"KEY": "kopa-…"})])  # qwen3_coder, as Qwen3.5 writes it
+    messages = template_messages(chat_messages, tools)  # tool-call arguments as typed objects, for chat templates
 
 The wire formats:
 
@@ -25,6 +26,7 @@ vLLM's and verl's own qwen3_coder parsers are behind the same interface (``VllmQ
 """
 
 from .arguments import read_arguments
+from .messages import template_messages
 from .openai_format import read_message, read_structured_call
 from .text import (
     FORMATS,
@@ -45,5 +47,5 @@ from .vllm_parser import VLLM_PARSER, VllmQwen3CoderParser, vllm_importable
 __all__ = ["FORMATS", "HERMES", "INVALID_CALL", "QWEN3_CODER", "VERL_PARSER", "VLLM_PARSER", "AssistantTurn",
            "TextFormat", "TextReader", "ToolCall", "ToolCallParser", "VerlQwen3CoderParser", "VllmQwen3CoderParser",
            "choose_parser", "declared_types", "parameter_types", "read_arguments", "read_message",
-           "read_structured_call", "read_text", "read_value", "render_assistant", "type_arguments",
-           "vllm_importable"]
+           "read_structured_call", "read_text", "read_value", "render_assistant", "template_messages",
+           "type_arguments", "vllm_importable"]

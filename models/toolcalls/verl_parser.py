@@ -2,7 +2,7 @@
 
     turn = VerlQwen3CoderParser().parse(text, tools)       # where verl imports (the dev venv: --no-deps)
 
-The training rollouts read generations with our reader (``train.agent_loop``), not with this: one typing rule
+The training rollouts read generations with our reader (``train.engines.verl.agent_loop``), not with this: one typing rule
 everywhere. ``tests/models/test_parity.py`` holds ours to it on the well-formed replies and lists, with the
 reason, the replies where verl's typing differs from our rule. verl is driven as its agent loop drives it:
 ``_get_function_calls`` splits the text, ``_parse_xml_function_call`` reads each function against

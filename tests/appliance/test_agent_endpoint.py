@@ -193,3 +193,34 @@ async def test_the_bench_openai_agent_uses_the_endpoint_unchanged_and_the_tools_
                                       [{"type": "function", "function": {"name": TOOL, "parameters": {}}}],
                                       seed=0, call=run_locally)
     assert answer == "ANSWER: {0228}" and client_side == [] and len(seen) == 2
+
+
+# ----------------------------------------------------------------------------------- budgets (bench.limits)
+
+
+async def test_the_call_budget_leaves_calls_unrun_and_the_model_is_told(scripted, gateway):
+    """``kopa.max_calls`` overrides the episode limits of the endpoint's configuration for one request: the agent step
+    runs the calls that fit, answers the rest 'not run' (never sent to the gateway) and the trajectory shows them."""
+    def call(i: int, station: str) -> dict[str, Any]:
+        return {"id": f"c{i}", "type": "function",
+                "function": {"name": TOOL, "arguments": json.dumps({"STATION_NM": station}, ensure_ascii=False)}}
+
+    base_url, seen = scripted((200, completion(None, [call(1, "서울역"), call(2, "서울대입구")])),
+                              (200, completion(None, [call(3, "시청")])),
+                              (200, completion("ANSWER: {0228}")))
+    async with serve_app(endpoint_app(base_url, gateway, max_calls=30)) as origin, client(origin) as oai:
+        reply = await oai.chat.completions.create(
+            model="kopa-agent", messages=[{"role": "user", "content": "역 코드?"}],
+            tools=[{"type": "function", "function": {"name": TOOL}}], extra_body={"kopa": {"max_calls": 2}})
+
+    kopa = extension(reply.choices[0].message)
+    assert reply.choices[0].message.content == "ANSWER: {0228}" and kopa["calls"] == 2
+    assert [(s["tool"], s["outcome"]) for s in kopa["trajectory"]] == [
+        (TOOL, "semantic_success"), (TOOL, "semantic_success"), (TOOL, "not_run")]
+    assert "call budget of 2 tool calls is spent" in kopa["trajectory"][2]["message"]
+    told = json.loads(seen[2]["messages"][-1]["content"])
+    assert told["outcome"] == "not_run" and seen[2]["messages"][-1]["tool_call_id"] == "c3"
+    async with serve_app(endpoint_app(base_url, gateway)) as origin, client(origin) as oai:
+        with pytest.raises(openai.BadRequestError, match="kopa.max_calls must be a non-negative integer"):
+            await oai.chat.completions.create(model="kopa-agent", messages=[{"role": "user", "content": "?"}],
+                                              extra_body={"kopa": {"max_calls": -1}})

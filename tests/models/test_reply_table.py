@@ -16,10 +16,12 @@ import pytest
 
 from bench.agents.base import EpisodeContext, ToolInfo
 from bench.agents.openai_agent import OpenAIAgent, ToolCallRequest
+from bench.agents.step import read_generation
+from bench.limits import EpisodeLimits
 from bench.scoring.action import GoldenCall, PredictedCall, score_action
 from mcp_gateway.runtime import Outcome, ToolResult
-from models.toolcalls import INVALID_CALL, AssistantTurn, choose_parser, read_message, read_text
-from train.episode import PolicyAgent, RolloutLimits
+from models.toolcalls import INVALID_CALL, AssistantTurn, choose_parser, read_message, read_text, template_messages
+from train.episode import PolicyAgent
 
 from .reply_table import ROWS, TEXT_ROWS, TOOLS, Row, expected, typed
 
@@ -62,22 +64,24 @@ def requests_answer(message: dict[str, Any], requests: list[ToolCallRequest]) ->
 
 
 def run_requests(agent: OpenAIAgent, requests: list[ToolCallRequest]) -> list[tuple[str, Any]]:
-    """What the agent passes to the harness for ``requests`` (its ``_run_call``): unreadable calls are not run."""
+    """What the agent passes to the harness for ``requests`` (its agent step's ``run_calls``): unreadable calls are
+    not run; each call's tool message says what was wrong with it."""
     ran: list[tuple[str, Any]] = []
 
     async def call(tool: str, args: Any) -> ToolResult:
         ran.append((tool, args))
         return ToolResult(tool=tool, outcome=Outcome.SEMANTIC_SUCCESS)
 
-    async def go() -> list[Any]:
-        return [await agent._run_call(call, r) for r in requests]
-
-    replies = asyncio.run(go())
-    for request, (result, arguments_error) in zip(requests, replies):
+    replies = asyncio.run(agent.step(call).run_calls(requests, 0))
+    for request, reply in zip(requests, replies, strict=True):
+        told = json.loads(reply["content"])
+        assert reply["tool_call_id"] == request.id
         if request.problem is not None:
-            assert result.outcome is Outcome.SCHEMA_MISMATCH and result.message == request.problem
-        else:
-            assert arguments_error == request.arguments_problem
+            assert told["outcome"] == Outcome.SCHEMA_MISMATCH.value and told["message"] == request.problem
+        elif request.arguments_problem is not None:
+            assert told["arguments_error"] == request.arguments_problem
+        elif isinstance(request.arguments, dict):
+            assert "arguments_error" not in told
     return ran
 
 
@@ -126,7 +130,7 @@ def play_policy(reply: str) -> tuple[PolicyAgent, str | None, list[tuple[str, An
     async def policy(messages: Any, tools: Any) -> str:
         return replies.pop(0)
 
-    agent = PolicyAgent(policy, RolloutLimits(max_assistant_turns=3), max_parallel_calls=8)
+    agent = PolicyAgent(policy, EpisodeLimits(max_turns=3, max_parallel_calls=8))
     context = EpisodeContext(task=None, system_prompt="You call tools.", query="go",  # type: ignore[arg-type]
                              tools=tool_infos(), runtime_context={}, response_type=None, seed=0, rollout=0, call=call)
     answer = asyncio.run(agent.run(context))
@@ -142,7 +146,8 @@ def test_a_training_rollout_reads_each_reply_alike_and_tells_the_policy_what_it_
     if not row.calls and not row.problems:  # an answer: the episode ends with it
         assert answer == (row.content or None) and "tool_calls" not in assistant
         return
-    sent = [c["function"] for c in assistant["tool_calls"]]
+    # as chat templates receive them: the arguments as objects (the conversation keeps them as JSON text)
+    sent = [c["function"] for c in template_messages([assistant], TOOLS)[0]["tool_calls"]]
     invalid = [{"name": INVALID_CALL, "arguments": {}}] * len(row.problems)
     assert sent == [{"name": n, "arguments": a} for n, a, _ in row.calls] + invalid
     told = [json.loads(m["content"]) for m in agent.messages[3:3 + len(sent)]]
@@ -152,9 +157,6 @@ def test_a_training_rollout_reads_each_reply_alike_and_tells_the_policy_what_it_
 
 @pytest.mark.parametrize("row", TEXT_ROWS, ids=lambda r: r.id)
 def test_the_verl_agent_loop_reads_each_generation_alike(row):
-    pytest.importorskip("verl.experimental.agent_loop.agent_loop")
-    from train.agent_loop import read_generation
-
     turn = read_generation(row.reply + "<|im_end|>", TOOLS, special_tokens=["<|im_end|>", "<tool_call>"])
     check(row, *turn_answer(turn))
     assert turn.raw == row.reply + "<|im_end|>"

@@ -10,7 +10,8 @@ import warnings
 import pyarrow.parquet as pq
 import pytest
 
-from train.check import RecipeError, check_plan, compose, list_recipes, load_recipe, plan_run
+from train.engines.verl.check import check_plan
+from train.engines.verl.recipes import RecipeError, compose, list_recipes, load_recipe, plan_run
 from train.reward import RECORD_KEY, compute_score
 
 from .conftest import CASSETTES, IDS, bench_tasks
@@ -81,7 +82,7 @@ def test_edge_parquet_loads_in_verls_rlhf_dataset(edge_dataset, tiny_model):
         from omegaconf import OmegaConf
         from transformers import AutoTokenizer
 
-        from train.dataset import KopaRLHFDataset
+        from train.engines.verl.dataset import KopaRLHFDataset
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model)
     config = OmegaConf.create({"max_prompt_length": 32768, "filter_overlong_prompts": True, "return_raw_chat": True,
@@ -121,8 +122,8 @@ def test_the_verl_agent_loop_plays_a_replayed_episode_and_the_reward_scores_it(t
         from transformers import AutoTokenizer
         from verl.experimental.agent_loop.agent_loop import DictConfigWrap
 
-        from train.agent_loop import KopaToolAgentLoop, close_gateways
-        from train.dataset import KopaRLHFDataset
+        from train.engines.verl.agent_loop import KopaToolAgentLoop, close_gateways
+        from train.engines.verl.dataset import KopaRLHFDataset
 
     big = ["data.max_response_length=32768", "actor_rollout_ref.rollout.max_model_len=45056"]
     config = compose(small_plan(tmp_path, edge_dataset, tiny_model, extra=big))
@@ -173,7 +174,7 @@ def test_edge_sft_jsonl_loads_in_verls_multiturn_sft_dataset(tmp_path, tiny_mode
     """`kopa train sft`'s data path: EDGE's sft.jsonl -> sft.parquet -> verl's MultiTurnSFTDataset (our subclass):
     the loss covers the assistant turns, i.e. the qwen3_coder calls and the final answer, not the tool results."""
     from edge.dataset.export import export_sft
-    from train.launch import sft_parquet
+    from train.sft_export import sft_parquet
 
     from .conftest import as_item, replayed
 
@@ -183,7 +184,7 @@ def test_edge_sft_jsonl_loads_in_verls_multiturn_sft_dataset(tmp_path, tiny_mode
         from omegaconf import OmegaConf
         from transformers import AutoTokenizer
 
-        from train.sft_data import KopaSFTDataset
+        from train.engines.verl.sft_data import KopaSFTDataset
 
     items = [as_item(bench_tasks()["fin-001"])]
     export_sft(items, tmp_path / "sft.jsonl", replays=replayed(items, tmp_path / "home"))
@@ -195,3 +196,20 @@ def test_edge_sft_jsonl_loads_in_verls_multiturn_sft_dataset(tmp_path, tiny_mode
     trained = tokenizer.decode(row["input_ids"][row["loss_mask"].bool()])
     assert trained.count("<tool_call>") == len(items[0].task.golden_actions)
     assert "<function=find_dart_corp_code>" in trained and "\\boxed{" in trained and "<tool_response>" not in trained
+
+
+def test_sft_rows_have_their_tool_call_arguments_typed_by_the_rows_tools():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pytest.importorskip("verl.utils.dataset.multiturn_sft_dataset")
+        from train.engines.verl.sft_data import decode_messages, decode_tools
+
+    tools = decode_tools(json.dumps([{"type": "function", "function": {"name": "list_things", "parameters": {
+        "type": "object", "properties": {"pageNo": {"type": "integer"}}}}}]))
+    row = json.dumps([{"role": "user", "content": "목록"}, {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "list_things", "arguments": "{\"pageNo\": \"3\"}"}},
+        {"id": "b", "type": "function", "function": {"name": "list_things", "arguments": "{\"pageNo\": 3"}}]}])
+    calls = decode_messages(row, tools)[1]["tool_calls"]
+    assert [c["function"]["arguments"] for c in calls] == [{"pageNo": 3}, {}]
+    assert decode_tools(None) == []
+    assert decode_messages(row)[1]["tool_calls"][0]["function"]["arguments"] == {"pageNo": "3"}  # no tools: untyped

@@ -1,4 +1,5 @@
-"""`kopa train` (appliance.train_cli.train_app): check on the CPU, grpo refusing without CUDA, status from the DB."""
+"""`kopa train` (appliance.train_cli.train_app): check on the CPU, which engines can run here, grpo refusing without
+CUDA, an unknown engine refused, status from the DB."""
 
 from __future__ import annotations
 
@@ -33,6 +34,47 @@ def test_check_passes_on_the_edge_dataset(home, edge_dataset, tmp_path):
                                           "--model", str(model), "--show"])
     assert done.exit_code == 0, done.output
     assert "grpo_1gpu_small: ok" in done.output and "verl.trainer.main_ppo" in done.output
+    assert done.output.startswith("verl: ")  # the engines report comes first
+
+
+def test_check_says_which_engines_can_run_on_this_machine_and_why_not(home):
+    import torch
+
+    done = CliRunner().invoke(train_app, ["check"])
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["verl", "default engine"]
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU: the no-GPU reasons are checked on the CPU machines")
+    assert lines[0].startswith("verl: not here — no CUDA GPU visible (torch.cuda.is_available() is false)")
+    assert lines[1] == "default engine: verl (it cannot run here)"
+
+
+def test_check_names_every_missing_part_of_an_engine(home, monkeypatch):
+    import torch
+
+    import train.engines
+
+    monkeypatch.setattr(train.engines, "_installed", lambda module: module in ("torch", "verl"))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    done = CliRunner().invoke(train_app, ["check"])
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines() == [
+        "verl: not here — no CUDA GPU visible (torch.cuda.is_available() is false), vllm not installed, "
+        "ray not installed",
+        "default engine: verl (it cannot run here)"]
+    monkeypatch.setattr(train.engines, "_installed", lambda module: True)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert CliRunner().invoke(train_app, ["check"]).output.splitlines() == ["verl: can run here",
+                                                                            "default engine: verl"]
+
+
+@pytest.mark.parametrize("command", ["grpo", "sft", "check"])
+def test_an_unknown_engine_is_one_line_naming_the_choices(home, command):
+    done = CliRunner().invoke(train_app, [command, "--engine", "nope"])
+    assert done.exit_code == 2
+    assert done.output.strip() == "error: --engine nope: unknown training engine 'nope'; choose one of: verl"
+    assert not (home / "train").exists()
 
 
 def test_grpo_refuses_without_cuda_with_one_clear_message(home, monkeypatch):
@@ -42,6 +84,8 @@ def test_grpo_refuses_without_cuda_with_one_clear_message(home, monkeypatch):
     done = CliRunner().invoke(train_app, ["grpo", "--config", "grpo_1gpu_small"])
     assert done.exit_code == 2 and "needs a CUDA GPU and none is visible here" in done.output
     assert not (home / "train").exists()  # nothing started, no run folder
+    explicit = CliRunner().invoke(train_app, ["grpo", "--config", "grpo_1gpu_small", "--engine", "verl"])
+    assert explicit.exit_code == 2 and "needs a CUDA GPU and none is visible here" in explicit.output
 
 
 def test_status_lists_recorded_runs(home):

@@ -15,10 +15,11 @@ import pytest
 from bench.agents import OracleAgent
 from bench.agents.oracle import format_answer, golden_steps
 from bench.episode import run_episode
+from bench.limits import EpisodeLimits
 from bench.task import RewardBasis
 from mcp_gateway.catalog import load_catalog
 from models.toolcalls import ToolCall, read_text, render_assistant
-from train.episode import PolicyStop, RolloutLimits, episode_record, parallel_width, run_rollout
+from train.episode import PolicyStop, episode_record, parallel_width, run_rollout
 from train.policies import GoldenPolicy, ScriptedPolicy, runtime_context_from_prompt
 from train.reward import RECORD_KEY, compute_score
 
@@ -96,7 +97,7 @@ def played(tmp_path_factory):
                 out[t.id] = (oracle, await run_rollout(t, GoldenPolicy(t), gateway),
                              await run_rollout(t, wrong_answer(t), gateway),
                              await run_rollout(t, miss_then_give_up(t), gateway),
-                             await run_rollout(t, Stopper(), gateway, limits=RolloutLimits(max_assistant_turns=3)))
+                             await run_rollout(t, Stopper(), gateway, limits=EpisodeLimits(max_turns=3)))
             return out, gateway.transport.stats.as_json(), len(gateway.runtime.sessions)
         finally:
             await gateway.aclose()

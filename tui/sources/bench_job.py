@@ -94,11 +94,12 @@ class BenchJob:
             try:
                 # a model server starts in this (the job's) thread and stops when the run ends
                 async with open_agent(options.agent, profile=self.settings.models.agent,
-                                      **options.agent_overrides()) as agent:
+                                      limits=self.settings.episode, **options.agent_overrides()) as agent:
                     return await run_benchmark(tasks, agent, gateway, rollouts=options.rollouts,
                                                seeds=options.seeds, out_dir=self.run_dir, tasks_file=tasks_file,
                                                concurrency=options.concurrency, resume=options.resume,
-                                               agent_name=options.agent, progress=progress, judge=judge)
+                                               agent_name=options.agent, progress=progress, judge=judge,
+                                               limits=self.settings.episode)
             finally:
                 await gateway.aclose()
 

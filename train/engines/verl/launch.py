@@ -1,15 +1,17 @@
 """Start verl on a checked plan and stream its step metrics into a JSONL log (and the metadata DB).
 
-    run_dir = prepare_run(plan)                       # agent_loops.yaml with absolute paths, plan.json
+    run_dir = prepare_run(plan)                       # agent_loops.yaml with absolute paths, sft.parquet, plan.json
     code = run(plan, run_dir, on_step=print)          # python -m verl.trainer.main_ppo <overrides>, waited for
 
 verl logs every step through its ``file`` tracking backend into ``<run>/verl-metrics.jsonl``
 (``VERL_FILE_LOGGER_PATH``); ``run`` follows that file and writes one summary line per step into
 ``<run>/metrics.jsonl``: the reward (mean sequence reward), the pass rate (mean score: the reward is the binary
 pass, ``train.reward``), the KL loss, the mean response and prompt lengths, the mean number of turns and the step
-time. verl's own output goes to ``<run>/verl.log``. Checkpoints go to ``<run>/checkpoints``.
+time. verl's own output goes to ``<run>/verl.log``. Checkpoints go to ``<run>/checkpoints``. The run folder itself is
+named by ``train.runs.new_run_dir``; an SFT run's data is EDGE's ``sft.jsonl`` written as ``<run>/sft.parquet``
+(``train.sft_export.sft_parquet``).
 
-The child gets ``PYTHONPATH`` with this repository (Ray workers import ``train.agent_loop``), offline Hugging Face
+The child gets ``PYTHONPATH`` with this repository (Ray workers import ``train.engines.verl.agent_loop``), offline Hugging Face
 settings (nothing is downloaded) and ``RAY_ADDRESS`` when a cluster is given. No secret is passed or logged: a
 replayed episode needs no platform key.
 """
@@ -22,15 +24,18 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .check import REPO, Plan, dataset_tasks_files
+from bench.limits import EpisodeLimits
+from train.data_checks import dataset_tasks_files
+from train.sft_export import sft_parquet
 
-__all__ = ["STEP_FIELDS", "command", "environment", "prepare_run", "run", "sft_parquet", "summarize_step"]
+from .recipes import REPO, Plan
+
+__all__ = ["STEP_FIELDS", "command", "environment", "prepare_run", "run", "summarize_step"]
 
 STEP_FIELDS = {  # our name -> verl's metric
     "reward": "critic/rewards/mean",
@@ -43,18 +48,16 @@ STEP_FIELDS = {  # our name -> verl's metric
 }
 
 
-def new_run_dir(home: Path, recipe: str) -> Path:
-    return Path(home).expanduser() / "train" / "runs" / f"{recipe}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
-
-
-def prepare_run(plan: Plan) -> Path:
-    """Create the run folder with the files the plan points at; returns it."""
+def prepare_run(plan: Plan, limits: EpisodeLimits | None = None) -> Path:
+    """Create the run folder with the files the plan points at; returns it. ``limits``: the episode limits the
+    rollouts play by (``KopaSettings().episode``, kopa.toml ``[episode]``), written into the agent loop's entry;
+    verl's ``multi_turn`` settings give the turns and the calls per turn."""
     run_dir = Path(plan.variables["run_dir"])
     run_dir.mkdir(parents=True, exist_ok=True)
-    loops = [{"name": "kopa_tool_agent", "_target_": "train.agent_loop.KopaToolAgentLoop",
+    loops = [{"name": "kopa_tool_agent", "_target_": "train.engines.verl.agent_loop.KopaToolAgentLoop",
               "cassettes": str(Path(plan.variables["cassettes"]).resolve()), "home": plan.variables["home"],
               "tasks_files": [str(p.resolve()) for p in dataset_tasks_files(Path(plan.variables["dataset"]))],
-              "max_tool_tokens": 16384, "episode_timeout_s": 600, "tool_timeout_s": 60}]
+              "limits": (limits or EpisodeLimits()).model_dump(mode="json")}]
     Path(plan.variables["agent_loops"]).write_text(yaml.safe_dump(loops, allow_unicode=True), encoding="utf-8")
     if plan.recipe.kind == "sft":
         sft_parquet(Path(plan.variables["dataset"]) / "sft.jsonl", run_dir / "sft.parquet")
@@ -62,18 +65,6 @@ def prepare_run(plan: Plan) -> Path:
                                                    "variables": plan.variables, "args": plan.args}, indent=1,
                                                   ensure_ascii=False), encoding="utf-8")
     return run_dir
-
-
-def sft_parquet(jsonl: Path, out: Path) -> Path:
-    """EDGE's SFT JSON lines as the parquet verl's SFT trainer reads (``messages``/``tools`` as JSON strings)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()]
-    table = pa.table({"messages": [json.dumps(r["messages"], ensure_ascii=False) for r in rows],
-                      "tools": [json.dumps(r.get("tools") or [], ensure_ascii=False) for r in rows]})
-    pq.write_table(table, out)
-    return out
 
 
 def command(plan: Plan) -> list[str]:

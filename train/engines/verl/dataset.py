@@ -1,6 +1,6 @@
 """verl's ``RLHFDataset`` over EDGE's parquet: the JSON-string columns decoded as rows are read.
 
-    data.custom_cls.path=<repo>/train/dataset.py  data.custom_cls.name=KopaRLHFDataset
+    data.custom_cls.path=<repo>/train/engines/verl/dataset.py  data.custom_cls.name=KopaRLHFDataset
 
 EDGE's export (``edge.dataset.export``) writes ``extra_info`` as one JSON string, so that the per-item fields
 (golden arguments of every shape) do not go through Arrow's struct unification, which would give every row the
@@ -16,7 +16,7 @@ from typing import Any
 
 from verl.utils.dataset.rl_dataset import RLHFDataset
 
-from .tasks import decode_json
+from train.tasks import decode_json  # absolute: verl loads this file by its path
 
 __all__ = ["KopaRLHFDataset"]
 

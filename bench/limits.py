@@ -1,0 +1,38 @@
+"""The limits of one agent episode, defined once: the bench, the agent endpoint and training all read these.
+
+    limits = KopaSettings().episode                    # kopa.toml [episode], or KOPA_EPISODE__MAX_TURNS=...
+    limits = EpisodeLimits(max_turns=4)                # a run's own
+    limits.max_turns, limits.max_tool_tokens, ...
+
+The defaults are the paper's (Appendix I: "we cap each episode at 15 assistant turns and 16K tool-response
+tokens, with episode and tool timeouts of 600 s and 60 s"), plus a call budget of 30 tool calls per episode
+(KOPA-Bench's largest ``max_allowed_calls`` is 29) and no prompt budget: a model's own context bounds it.
+``bench.agents.step`` enforces the turns, calls, per-turn width, tool-output cap and prompt budget;
+``bench.episode.run_episode`` the two timeouts.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["EpisodeLimits"]
+
+
+class EpisodeLimits(BaseModel):
+    """How far one episode may go (module doc)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_turns: int = Field(15, ge=1, description="assistant turns (model generations) per episode")
+    max_calls: int | None = Field(30, ge=0, description="tool calls per episode; calls past it are answered "
+                                                        "'not run' and are not calls of the episode. None: no budget")
+    max_parallel_calls: int | None = Field(None, ge=1, description="tool calls run per assistant turn; the rest are "
+                                                                   "answered 'not run'. None: all of them")
+    max_tool_tokens: int = Field(16_000, ge=64, description="cap on one tool response, in approximate tokens "
+                                                            "(UTF-8 bytes / 3)")
+    max_prompt_tokens: int | None = Field(None, ge=1, description="prompt budget: the episode stops without an "
+                                                                  "answer when the conversation would exceed it "
+                                                                  "(approximate tokens; exact ones in training). "
+                                                                  "None: the model's context decides")
+    episode_timeout_s: float = Field(600.0, gt=0, description="the whole episode, model and tools together")
+    tool_timeout_s: float = Field(60.0, gt=0, description="one tool call")

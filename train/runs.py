@@ -1,0 +1,45 @@
+"""Training run folders, for every engine: ``<home>/train/runs/<recipe>-<UTC stamp>``, made on the spot.
+
+    run_dir = new_run_dir(home, "grpo_1gpu_small")     # ~/.kopa/train/runs/grpo_1gpu_small-20250601T120000Z
+
+A folder is made here, so that two runs of one recipe started in the same second never share one: the second
+gets ``-2`` (then ``-3``, ...), as ``bench.options.new_run_dir`` does for bench runs; a default folder is never
+resumed by accident. (That function names every folder ``bench-<stamp>``, so it cannot name a training run.)
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime
+from pathlib import Path
+
+__all__ = ["run_dir_name", "runs_dir", "new_run_dir"]
+
+
+def runs_dir(home: Path) -> Path:
+    """Where training runs live: ``<home>/train/runs``."""
+    return Path(home).expanduser() / "train" / "runs"
+
+
+def run_dir_name(recipe: str, now: datetime | None = None) -> str:
+    """``<recipe>-<UTC stamp to the second>``: the default name of a training run's folder."""
+    return f"{recipe}-{(now or datetime.now(UTC)):%Y%m%dT%H%M%SZ}"
+
+
+def new_run_dir(home: Path, recipe: str, now: datetime | None = None) -> Path:
+    """A new, empty run folder for ``recipe`` under ``<home>/train/runs`` (module doc).
+
+    Raises:
+        OSError: the runs folder cannot be written.
+    """
+    runs = runs_dir(home)
+    runs.mkdir(parents=True, exist_ok=True)
+    name = run_dir_name(recipe, now)
+    for n in itertools.count(1):
+        path = runs / (name if n == 1 else f"{name}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")
