@@ -19,7 +19,7 @@ from typing import Any
 
 from .agents.registry import AGENTS
 
-__all__ = ["MODES", "RUN_DIR_PREFIX", "UPSTREAMS", "BenchRunOptions", "new_run_dir", "run_dir_name"]
+__all__ = ["MODES", "RUN_DIR_PREFIX", "UPSTREAMS", "BenchRunOptions", "new_run_dir", "new_unique_dir", "run_dir_name"]
 
 UPSTREAMS = ("replay", "sandbox", "live")  # replay is the benchmark; the other two must be asked for
 MODES = ("replay", "replay-or-record")  # replay-or-record (with the sandbox): the coverage pass
@@ -101,10 +101,19 @@ def new_run_dir(runs: Path, now: datetime | None = None) -> Path:
     Raises:
         OSError: ``runs`` cannot be written.
     """
-    runs.mkdir(parents=True, exist_ok=True)
-    stamp = run_dir_name(now)
+    return new_unique_dir(runs, run_dir_name(now))
+
+
+def new_unique_dir(parent: Path, name: str) -> Path:
+    """``parent/name`` made now and empty, or ``name-2``, ``name-3``, ... when the name is taken (every run folder of
+    the appliance, bench or training, is named so).
+
+    Raises:
+        OSError: ``parent`` cannot be written.
+    """
+    parent.mkdir(parents=True, exist_ok=True)
     for n in itertools.count(1):
-        path = runs / (stamp if n == 1 else f"{stamp}-{n}")
+        path = parent / (name if n == 1 else f"{name}-{n}")
         try:
             path.mkdir()
         except FileExistsError:

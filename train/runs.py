@@ -3,17 +3,18 @@
     run_dir = new_run_dir(home, "grpo_1gpu_small")     # ~/.kopa/train/runs/grpo_1gpu_small-20250601T120000Z
 
 A folder is made here, so that two runs of one recipe started in the same second never share one: the second
-gets ``-2`` (then ``-3``, ...), as ``bench.options.new_run_dir`` does for bench runs; a default folder is never
-resumed by accident. (That function names every folder ``bench-<stamp>``, so it cannot name a training run.)
+gets ``-2`` (then ``-3``, ...) by ``bench.options.new_unique_dir``, the rule every run folder of the appliance
+follows; a default folder is never resumed by accident.
 """
 
 from __future__ import annotations
 
-import itertools
 from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["run_dir_name", "runs_dir", "new_run_dir"]
+from bench.options import new_unique_dir
+
+__all__ = ["new_run_dir", "run_dir_name", "runs_dir"]
 
 
 def runs_dir(home: Path) -> Path:
@@ -32,14 +33,4 @@ def new_run_dir(home: Path, recipe: str, now: datetime | None = None) -> Path:
     Raises:
         OSError: the runs folder cannot be written.
     """
-    runs = runs_dir(home)
-    runs.mkdir(parents=True, exist_ok=True)
-    name = run_dir_name(recipe, now)
-    for n in itertools.count(1):
-        path = runs / (name if n == 1 else f"{name}-{n}")
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        return path
-    raise AssertionError("unreachable")
+    return new_unique_dir(runs_dir(home), run_dir_name(recipe, now))
