@@ -16,7 +16,8 @@ The steps (paper §2.4, Appendix B):
    field of its first record is bound to the action's name. These calls are in the transcript
    (``by: harness``) but are not the agent's calls, so ACTION does not count them.
 3. **The agent loop.** The agent gets the system prompt (``bench.prompt``), the query, the available
-   tools and ``call``. Every call is recorded in order; a call to a tool the task does not offer, or with
+   tools in the order of ``bench.tool_order`` (a shuffle fixed by task and seed: a task file lists its golden
+   tools first) and ``call``. Every call is recorded in order; a call to a tool the task does not offer, or with
    arguments that do not fit, is refused as a tool error (SCHEMA_MISMATCH / MISSING_FIELD) that the agent
    sees and ACTION scores. An agent that raises or runs past ``timeout_s`` ends the episode without an
    answer; the episode is scored all the same.
@@ -51,6 +52,7 @@ from bench.scoring.response import ResponseScore
 from bench.scoring.verdicts import grade_trajectory
 from bench.stats import EpisodeResult
 from bench.task import Task
+from bench.tool_order import presented_order
 from mcp_gateway.catalog.export import to_openai_function
 from mcp_gateway.catalog.spec import ParamKind
 from mcp_gateway.runtime import Outcome, ToolResult
@@ -148,6 +150,7 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         raise ValueError(f"run_episode needs a gateway opened with profile='bench', got {runtime.profile!r}: "
                          "in an episode the agent passes its episode key token as KEY and never holds a real key")
     specs = _available_specs(task, catalog)
+    specs = {name: specs[name] for name in presented_order(task.id, list(specs), seed)}  # never golden-first
     _check_placeholders(task)
     session_id = session_id or f"bench/{task.id}/{seed}/{rollout}"
     runtime.reset_session(session_id)

@@ -46,6 +46,8 @@ DEFAULT_TASKS = REPO / "bench" / "tasks" / "kopa-bench.jsonl"
 DEFAULT_CASSETTES = REPO / "cassettes"
 # v1: 145 tasks, longest 9 calls, pinned to kopa-default@2a28be5538ec8c9ae277 (written by the templates as of
 # commit fa06a95). v2: the long tail of Table 6 (longest 13 calls; traffic and politics chains lengthened).
+# 2026-12-05, both versions: the files still list the golden tools first, but an episode shows them in a seeded
+# shuffle (bench.tool_order); a model's figures from before that change are not comparable with later ones.
 TASK_SET_VERSION = "v2"
 TASK_SETS = {"v1": REPO / "bench" / "tasks" / "kopa-bench-v1.jsonl", TASK_SET_VERSION: DEFAULT_TASKS}
 DOMAIN_PREFIX = {"traffic": "trf", "finance": "fin", "education": "edu", "law": "law", "politics": "pol",

@@ -47,6 +47,7 @@ from bench.agents.step import cap_tool_response
 from bench.episode import run_episode
 from bench.limits import EpisodeLimits
 from bench.task import Task, validate_against_catalog
+from bench.tool_order import presented_order
 from edge.synth.item import SynthItem
 from recorder import CassetteStore
 from recorder.cassette.store import BundleRef
@@ -74,7 +75,7 @@ class ReplayedCall:
 class ReplayedItem:
     item_id: str
     system_prompt: str
-    tools: tuple[dict[str, Any], ...]  # OpenAI chat-completions ``tools`` entries, in available_tools order
+    tools: tuple[dict[str, Any], ...]  # OpenAI ``tools`` entries, in the order the episode showed them
     calls: tuple[ReplayedCall, ...]  # golden order
 
 
@@ -147,7 +148,8 @@ def verl_rows(items: Sequence[SynthItem], replays: Mapping[str, ReplayedItem]) -
             "prompt": [{"role": "system", "content": replay.system_prompt}, {"role": "user", "content": task.query}],
             "ability": ABILITY,
             "reward_model": {"style": "rule", "ground_truth": _dumps(spec)},
-            "extra_info": _dumps({"index": index, "item_id": task.id, "tools": list(task.available_tools),
+            "extra_info": _dumps({"index": index, "item_id": task.id,
+                                  "tools": presented_order(task.id, task.available_tools, 0),  # as the prompt shows
                                   "bundle": task.bundle, "golden_actions": spec["golden_actions"],
                                   "answer_spec": spec, "task_type": item.task_type.value,
                                   # the whole task: a training rollout needs its system state and call budget

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bench.runner import open_bench_gateway
+from bench.tool_order import presented_order
 from edge.dataset.export import ExportError, bundle_for, export_sft, export_verl, replay_items
 from edge.synth.item import TaskType
 from mcp_gateway.catalog import load_catalog
@@ -58,7 +59,7 @@ def test_verl_parquet_round_trips(tmp_path, items, replays, catalog):
         assert truth["accepted_answers"] == dumped["accepted_answers"]
         assert truth["response_type"] == dumped["response_type"] and truth["reward_basis"] == dumped["reward_basis"]
         assert truth["golden_actions"] == dumped["golden_actions"] == extra["golden_actions"]
-        assert extra["index"] == index and extra["tools"] == list(task.available_tools)
+        assert extra["index"] == index and extra["tools"] == presented_order(task.id, task.available_tools, 0)
         assert extra["bundle"] == task.bundle and extra["task_type"] == by_id[task.id].task_type.value
         assert extra["answer_spec"] == truth
 
@@ -81,7 +82,9 @@ def test_sft_jsonl_round_trips(tmp_path, items, replays, catalog):
         assert messages[-1]["role"] == "assistant" and "tool_calls" not in messages[-1]
     assert records["fin-019"]["messages"][-1]["content"] == "\\boxed{37}"
     assert records["trf-001"]["messages"][-1]["content"] == "ANSWER: {떡만둣국}"
-    assert [t["function"]["name"] for t in records["trf-001"]["tools"]] == list(bench()["trf-001"].available_tools)
+    # the tools as the replayed episode (seed 0) showed them: shuffled, never golden-first (bench.tool_order)
+    trf = bench()["trf-001"]
+    assert [t["function"]["name"] for t in records["trf-001"]["tools"]] == presented_order(trf.id, trf.available_tools, 0)
 
 
 def test_same_items_give_byte_identical_files(tmp_path, items, replays, catalog):
