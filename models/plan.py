@@ -11,6 +11,18 @@ in ``PLANNERS`` order and takes the first that accepts; the reason it gives is w
 A named backend that refuses is an error with its reason and fix; when every backend refuses, the error lists
 each one's reason.
 
+A trained LoRA checkpoint (``kopa-checkpoint.json`` kind ``lora``, the trl engine's ``<run>/checkpoint``) is the
+llama.cpp backend's other input: ``plan_lora_checkpoint`` converts its adapter once (``models.lora_gguf``,
+``<checkpoint>/adapter.gguf``) and serves it over the unchanged base GGUF (``--lora_path``); vLLM refuses it.
+The server renders requests with ``models.templates.HERMES_CHATML``, the template the checkpoint was trained with
+(the ``kopa-hermes-chatml`` chat format that ``python -m models.llama_cpp`` registers), not with
+``chatml-function-calling``: that format shows the tools and results in its own layout (``functions.NAME:``, results
+as user turns), which a model fine-tuned on hermes turns has never seen. Calls come back as ``<tool_call>`` text in
+the content, which the agent's reader (``models.toolcalls``) takes out; so the agent defaults are
+``LOCAL_DEFAULTS`` (small replies and tool results for an 8K context, greedy, bounded arguments, schemas without
+prose) with tool results sent as ``tool`` messages, which the template renders as ``<tool_response>`` as in
+training, and no retry without tools (a quirk of the grammar format).
+
 Adding a backend is one function and one entry. A trained checkpoint (a Hugging Face folder) on a CPU machine,
 for instance: ``plan_hf_cpu(request, machine)`` refuses what is not a model folder (``config.json``) and
 otherwise returns a ``ServerPlan`` whose command converts the folder to a GGUF once (llama.cpp's
@@ -27,6 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .llama_cpp import (
+    HERMES_CHAT_FORMAT,
     INSTALL_HINT,
     LOCAL_DEFAULTS,
     LOCAL_MODEL_ALIAS,
@@ -35,18 +48,24 @@ from .llama_cpp import (
     smollm2_gguf,
 )
 from .errors import ModelServerError
+from .lora_gguf import CHECKPOINT_INFO, adapter_to_gguf, is_lora_checkpoint, read_checkpoint
 from .server import ServerPlan, free_port
+from .templates import TEMPLATE_NAME
 from .vllm import DEFAULT_SERVED_NAME, OFFLINE_ENV, cuda_available, vllm_command, vllm_installed
 
-__all__ = ["BACKENDS", "PLANNERS", "BackendUnsuitable", "Machine", "PlanRequest", "plan_llama_cpp",
-           "plan_model_server", "plan_vllm"]
+__all__ = ["BACKENDS", "CHECKPOINT_DEFAULTS", "PLANNERS", "BackendUnsuitable", "Machine", "PlanRequest",
+           "check_model_path", "plan_llama_cpp", "plan_lora_checkpoint", "plan_model_server", "plan_vllm"]
+
+# The agent settings for a LoRA checkpoint on llama.cpp with the hermes template (module doc).
+CHECKPOINT_DEFAULTS: dict[str, object] = {**LOCAL_DEFAULTS, "tool_result_role": "tool",
+                                          "retry_empty_without_tools": False}
 
 
 @dataclass(frozen=True)
 class PlanRequest:
     """What is to be served and where (the options of ``plan_model_server``; the port is chosen by now)."""
 
-    model: str | None  # a Hugging Face model folder, a .gguf file, or None: the packaged SmolLM2 GGUF
+    model: str | None  # a Hugging Face model folder, a .gguf file, a LoRA checkpoint folder, or None: SmolLM2
     host: str
     port: int
     served_name: str | None = None
@@ -57,6 +76,10 @@ class PlanRequest:
     @property
     def is_gguf(self) -> bool:
         return self.model is None or self.model.endswith(".gguf")
+
+    @property
+    def is_lora_checkpoint(self) -> bool:
+        return is_lora_checkpoint(self.model)
 
 
 @dataclass(frozen=True)
@@ -86,6 +109,9 @@ def plan_vllm(request: PlanRequest, machine: Machine) -> ServerPlan:
                                                          "'kopa-appliance[vllm]') on a CUDA machine")
     if not machine.cuda:
         raise BackendUnsuitable("no CUDA device", "use --backend llama.cpp with a GGUF")
+    if request.is_lora_checkpoint:
+        raise BackendUnsuitable(f"{request.model} is a LoRA checkpoint, served over its base GGUF",
+                                "use --backend llama.cpp")
     if request.model is None or request.is_gguf:
         raise BackendUnsuitable(f"needs a Hugging Face model folder (config.json, safetensors), not "
                                 f"{request.model or 'the packaged GGUF'}", "give a model folder")
@@ -98,7 +124,10 @@ def plan_vllm(request: PlanRequest, machine: Machine) -> ServerPlan:
 
 
 def plan_llama_cpp(request: PlanRequest, machine: Machine) -> ServerPlan:
-    """llama-cpp-python's server for a GGUF file (default: the packaged SmolLM2), with the local agent settings."""
+    """llama-cpp-python's server for a GGUF file (default: the packaged SmolLM2), with the local agent settings;
+    a LoRA checkpoint folder goes to ``plan_lora_checkpoint``."""
+    if request.is_lora_checkpoint:
+        return plan_lora_checkpoint(request, machine)
     if not request.is_gguf:
         raise BackendUnsuitable(f"{request.model} is not a GGUF file",
                                 "give a .gguf for llama.cpp, or run on a CUDA machine with the [vllm] extra")
@@ -113,6 +142,49 @@ def plan_llama_cpp(request: PlanRequest, machine: Machine) -> ServerPlan:
                       warm_up=True, requires={"llama_cpp": INSTALL_HINT})
 
 
+def plan_lora_checkpoint(request: PlanRequest, machine: Machine) -> ServerPlan:
+    """A trained LoRA checkpoint on llama.cpp: its adapter as a GGUF (converted here, once) over the base GGUF the
+    checkpoint names, the hermes chat format, ``CHECKPOINT_DEFAULTS``; served as the run's name (module doc).
+
+    Raises:
+        ModelServerError: the checkpoint is broken (no base GGUF, an adapter llama.cpp cannot carry): one line.
+    """
+    if not request.is_lora_checkpoint:
+        raise BackendUnsuitable(f"{request.model or 'the packaged GGUF'} is not a LoRA checkpoint folder",
+                                f"give a folder with {CHECKPOINT_INFO} of kind lora")
+    assert request.model is not None
+    checkpoint = read_checkpoint(request.model)
+    if checkpoint.template not in (None, TEMPLATE_NAME):
+        raise ModelServerError(f"{checkpoint.folder} was trained with the chat template {checkpoint.template!r}; "
+                               f"llama.cpp serves checkpoints with {TEMPLATE_NAME!r} only")
+    adapter = adapter_to_gguf(checkpoint.folder)
+    name = request.served_name or checkpoint.name
+    command = llama_cpp_command(checkpoint.base_gguf, host=request.host, port=request.port, served_name=name,
+                                n_threads=request.n_threads, chat_format=HERMES_CHAT_FORMAT,
+                                lora_path=adapter) + list(request.extra_args)
+    return ServerPlan("llama.cpp", tuple(command), OFFLINE_ENV, request.host, request.port, name, "/v1/models",
+                      reason="a LoRA checkpoint", agent_defaults=dict(CHECKPOINT_DEFAULTS), context_tokens=N_CTX,
+                      warm_up=True, requires={"llama_cpp": INSTALL_HINT})
+
+
+def check_model_path(model: str) -> None:
+    """That ``model`` names something a backend serves: a ``.gguf`` file, a Hugging Face model folder
+    (``config.json``) or a trained checkpoint folder (``kopa-checkpoint.json``).
+
+    Raises:
+        ModelServerError: one line naming the path and what it should be.
+    """
+    path = Path(model)
+    what = (f"give a .gguf file, a Hugging Face model folder (config.json) or a trained checkpoint folder "
+            f"({CHECKPOINT_INFO})")
+    if not path.exists():
+        raise ModelServerError(f"no model at {model}: {what}")
+    if path.is_file() and path.suffix != ".gguf":
+        raise ModelServerError(f"{model} is a file but not a .gguf: {what}")
+    if path.is_dir() and not ((path / "config.json").is_file() or (path / CHECKPOINT_INFO).is_file()):
+        raise ModelServerError(f"{model} is a folder without config.json or {CHECKPOINT_INFO}: {what}")
+
+
 Planner = Callable[[PlanRequest, Machine], ServerPlan]
 PLANNERS: dict[str, Planner] = {"vllm": plan_vllm, "llama.cpp": plan_llama_cpp}  # auto asks them in this order
 BACKENDS = ("auto", *PLANNERS)
@@ -124,7 +196,8 @@ def plan_model_server(model: str | None = None, *, backend: str = "auto", host: 
                       cuda: bool | None = None, vllm: bool | None = None) -> ServerPlan:
     """Choose the backend for ``model`` and build its command; nothing is started.
 
-    ``model``: a Hugging Face model folder (vLLM) or a ``.gguf`` file (llama.cpp); None: the packaged SmolLM2.
+    ``model``: a Hugging Face model folder (vLLM), a ``.gguf`` file or a LoRA checkpoint folder (llama.cpp); None:
+    the packaged SmolLM2.
     ``cuda`` / ``vllm``: what this machine has (detected when None).
 
     Raises:

@@ -4,6 +4,11 @@
     engine.needs                                # ("a CUDA GPU visible to torch", "verl", "vllm", "ray")
     engine.missing()                            # [] when this machine can run it; else why not, one reason each
     for report in engine_reports(): print(report.line())   # verl: not here — no CUDA GPU visible (...), ...
+    name, why = default_engine()                # ("trl", "verl needs a CUDA GPU, vllm and ray: ...")
+    precision, why = trl_precision()            # ("fp32", "no CUDA GPU and the CPU has no AMX-BF16 ...")
+
+Two engines: ``verl`` (GPU clusters: vLLM rollouts, FSDP, Ray) and ``trl`` (TRL + PEFT LoRA on the CPU or one
+GPU). The default is ``verl`` only where it can run (CUDA, vllm, ray), else ``trl``.
 
 An engine is a subpackage of ``train.engines`` holding what only it needs (``train.engines.verl``: its recipes,
 their checks, its launch, its dataset classes); what every engine needs sits beside it in ``train``
@@ -17,9 +22,10 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "Engine", "EngineReport", "UnknownEngine", "cuda_missing", "engine_reports",
-           "get_engine", "verl_missing"]
+__all__ = ["ENGINES", "Engine", "EngineReport", "UnknownEngine", "cpu_flags", "cuda_missing", "default_engine",
+           "engine_reports", "get_engine", "trl_missing", "trl_precision", "verl_missing"]
 
 
 class UnknownEngine(ValueError):
@@ -82,11 +88,56 @@ def verl_missing() -> list[str]:
     return reasons
 
 
+def trl_missing() -> list[str]:
+    """What TRL training lacks here: torch, transformers, trl, peft (it runs on the CPU or one CUDA GPU)."""
+    return [f"{module} not installed" for module in ("torch", "transformers", "trl", "peft") if not _installed(module)]
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
+    """The CPU's feature flags (``amx_bf16``, ``avx512_bf16``, ...); empty where ``cpuinfo`` cannot be read."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return frozenset(value.split())
+    return frozenset()
+
+
+def trl_precision(flags: frozenset[str] | None = None, *, cuda: bool | None = None) -> tuple[str, str]:
+    """The precision the trl engine trains in here, and why: ``("bf16", ...)`` on a CUDA GPU or a CPU with
+    AMX-BF16 (bf16 autocast); else ``("fp32", ...)``. AVX512-BF16 alone is not enough: bf16 autocast on a CPU is
+    fast only with AMX tiles."""
+    if cuda is None:
+        cuda = not cuda_missing()
+    if cuda:
+        return "bf16", "CUDA GPU: bf16"
+    flags = cpu_flags() if flags is None else flags
+    if "amx_bf16" in flags:
+        return "bf16", "CPU bf16 autocast (the CPU has AMX-BF16)"
+    if "avx512_bf16" in flags:
+        return "fp32", "CPU fp32 (the CPU has AVX512-BF16 but no AMX-BF16, so bf16 autocast would not be faster)"
+    return "fp32", "CPU fp32 (the CPU has neither AMX-BF16 nor AVX512-BF16)"
+
+
 ENGINES: dict[str, Engine] = {
     "verl": Engine("verl", "GRPO and SFT with verl: vLLM rollouts on replayed cassettes, FSDP updates, Ray workers",
                    ("a CUDA GPU visible to torch", "verl", "vllm", "ray"), verl_missing),
+    "trl": Engine("trl", "SFT with TRL and a PEFT LoRA adapter on the CPU or one GPU",
+                  ("torch", "transformers", "trl", "peft"), trl_missing),
 }
-DEFAULT_ENGINE = "verl"
+
+
+def default_engine() -> tuple[str, str]:
+    """The engine ``kopa train`` uses when none is named, and why: ``verl`` where CUDA, vllm and ray are all
+    present, else ``trl``. vllm and ray are looked up first, so torch is imported only where they are installed."""
+    absent = [module for module in ("vllm", "ray") if not _installed(module)]
+    reasons = absent and [f"{module} not installed" for module in absent] or cuda_missing()
+    if not reasons:
+        return "verl", "CUDA, vllm and ray are all present"
+    return "trl", f"verl needs a CUDA GPU, vllm and ray ({', '.join(reasons)})"
 
 
 def get_engine(name: str) -> Engine:
