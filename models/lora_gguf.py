@@ -154,6 +154,11 @@ def adapter_to_gguf(checkpoint_dir: str | os.PathLike[str], out_path: str | os.P
 # ------------------------------------------------------------------------------------------------ the parts
 
 
+# The base architectures an adapter converts for: SmolLM2 (llama) and Gemma 3 (gemma3, whose Q/K rows llama.cpp
+# reads as Hugging Face writes them: only llama's are permuted).
+_ARCHS = ("llama", "gemma3")
+
+
 @dataclass(frozen=True)
 class _BaseModel:
     """What the conversion needs of the base GGUF: architecture, heads, and each weight's ggml shape."""
@@ -177,9 +182,9 @@ class _BaseModel:
             return reader.fields[key].contents()
 
         arch = str(field("general.architecture"))
-        if arch != "llama":
-            raise ModelServerError(f"the base GGUF {path} is a {arch} model; LoRA adapters are converted for llama "
-                                   "(SmolLM2) bases only")
+        if arch not in _ARCHS:
+            raise ModelServerError(f"the base GGUF {path} is a {arch} model; LoRA adapters are converted for "
+                                   f"{' and '.join(_ARCHS)} bases only")
         n_head = int(field(f"{arch}.attention.head_count"))
         n_head_kv = int(field(f"{arch}.attention.head_count_kv")) if f"{arch}.attention.head_count_kv" in \
             reader.fields else n_head
@@ -221,7 +226,7 @@ def _lora_tensors(folder: Path, config: dict[str, Any], base: _BaseModel, gguf: 
                                    "adapter)")
     if not pairs:
         raise ModelServerError(f"{folder / 'adapter_model.safetensors'} holds no LoRA weights")
-    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.LLAMA, base.block_count)
+    names = gguf.get_tensor_name_map(gguf.MODEL_ARCH[base.arch.upper()], base.block_count)
     alpha = float(config["lora_alpha"])
     out: dict[str, list[tuple[str, Any]]] = {}
     for module, parts in pairs.items():
@@ -240,7 +245,9 @@ def _lora_tensors(folder: Path, config: dict[str, Any], base: _BaseModel, gguf: 
         peft_scale = alpha / math.sqrt(rank) if config.get("use_rslora") else alpha / rank
         if not math.isclose(peft_scale, alpha / rank):
             b = b * np.float32(peft_scale / (alpha / rank))
-        if ".attn_q." in target:
+        if base.arch != "llama":
+            pass
+        elif ".attn_q." in target:
             b = _permute_rows(b, base.n_head)
         elif ".attn_k." in target:
             b = _permute_rows(b, base.n_head_kv)

@@ -2,9 +2,11 @@
 
     source = resolve_model(None, home=home)          # the packaged SmolLM2 as a Hugging Face folder (made once)
     source = resolve_model(Path("run/checkpoint"), home=home)   # continue an adapter: base from its kopa-checkpoint.json
+    source = resolve_model(Path("gemma3"), home=home)           # a packaged model by name (models.checkpoints)
     model, tokenizer = load_for_training(source, seed=0)        # a PeftModel (LoRA r=16, alpha=32) and its tokenizer
 
-``--model`` may name a Hugging Face checkpoint folder (``config.json``), a LoRA adapter folder
+``--model`` may name a packaged model (``gemma3``, ``smollm2``: ``models.checkpoints.PACKAGED_MODELS``; a folder of
+that name wins), a Hugging Face checkpoint folder (``config.json``), a LoRA adapter folder
 (``adapter_config.json``; its base is read from ``kopa-checkpoint.json`` or from the adapter's
 ``base_model_name_or_path``), or a run folder of this engine (its ``checkpoint/``). Anything else is a
 ``ModelInputError`` with one line naming the path and what is missing; nothing is loaded or written before the
@@ -65,16 +67,18 @@ def _gguf_of(folder: Path) -> Path | None:
 
 
 def resolve_model(model: Path | None, *, home: Path) -> ModelSource:
-    """The model a run starts from (module doc). ``None``: the packaged SmolLM2 base, converted on first use.
+    """The model a run starts from (module doc). ``None``: the packaged SmolLM2 base, converted on first use; the name
+    of a packaged model: its base, likewise.
 
     Raises:
         ModelInputError: ``model`` does not exist, is not a folder, or holds neither a model nor an adapter.
         models.errors.ModelServerError: the packaged GGUF is missing or cannot be converted.
     """
-    if model is None:
-        from models.checkpoints import base_checkpoint
+    from models.checkpoints import PACKAGED_MODELS, base_checkpoint
 
-        base = base_checkpoint(home)
+    name = None if model is None else str(model)
+    if name is None or (name in PACKAGED_MODELS and not Path(name).exists()):  # a packaged model: gemma3, smollm2
+        base = base_checkpoint(home, model=name or "smollm2")
         return ModelSource(base=base.resolve(), base_gguf=_gguf_of(base))
     path = Path(model).expanduser()
     if not path.exists():

@@ -118,9 +118,12 @@ def write_checkpoint(model: Any, tokenizer: Any, folder: Path, source: ModelSour
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder, safe_serialization=True)
     tokenizer.save_pretrained(folder)
+    from models.checkpoints import checkpoint_info
+
+    template = checkpoint_info(source.base).get("template") or TEMPLATE  # the base's own (Gemma has its own)
     info: CheckpointInfo = {"kind": "lora", "base": str(source.base.resolve()),
                             "base_gguf": str(source.base_gguf.resolve()) if source.base_gguf else None,
-                            "template": TEMPLATE, "engine": "trl",
+                            "template": template, "engine": "trl",
                             "parent": str(source.adapter) if source.adapter else None}
     (folder / "kopa-checkpoint.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     return info
