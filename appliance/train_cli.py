@@ -22,6 +22,7 @@ choices.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -273,21 +274,31 @@ def _newest_sft_dataset(settings: KopaSettings) -> Path | None:
     return max(done, key=lambda p: p.stat().st_mtime) if done else None
 
 
-def _sft_trl(dataset: Path | None, model: Path | None, *, max_steps: int, seed: int, learning_rate: float,
-             max_length: int) -> None:
-    """`kopa train sft --engine trl`: TRL SFT of a LoRA adapter; bad input is one line and exit 2, nothing written."""
-    from train.engines import trl_missing, trl_precision
+def _trl_dataset(settings: KopaSettings, dataset: Path | None, needs: str,
+                 newest: Callable[[KopaSettings], Path | None]) -> Path:
+    """The dataset a trl run reads (``--dataset``, else the newest export with ``needs``), once this machine can run
+    the engine; else one line and exit 2."""
+    from train.engines import trl_missing
 
     missing = trl_missing()
     if missing:
         err.print(f"[red]error:[/red] --engine trl: not here — {', '.join(missing)}", highlight=False)
         raise typer.Exit(2)
-    settings = KopaSettings()
-    dataset = dataset or _newest_sft_dataset(settings)
-    if dataset is None:
-        err.print("[red]error:[/red] --dataset: none given and no exported dataset with sft.jsonl under "
+    found = dataset or newest(settings)
+    if found is None:
+        err.print(f"[red]error:[/red] --dataset: none given and no exported dataset with {needs} under "
                   f"{escape(str(settings.home_dir / 'edge' / 'datasets'))}", highlight=False)
         raise typer.Exit(2)
+    return found
+
+
+def _sft_trl(dataset: Path | None, model: Path | None, *, max_steps: int, seed: int, learning_rate: float,
+             max_length: int) -> None:
+    """`kopa train sft --engine trl`: TRL SFT of a LoRA adapter; bad input is one line and exit 2, nothing written."""
+    from train.engines import trl_precision
+
+    settings = KopaSettings()
+    dataset = _trl_dataset(settings, dataset, "sft.jsonl", _newest_sft_dataset)
     from train.engines.trl.model import ModelInputError
     from train.engines.trl.sft import RECIPE, check_settings, prepare, run_prepared
 
@@ -339,18 +350,10 @@ def _grpo_trl(dataset: Path | None, model: Path | None, *, max_steps: int, seed:
               num_generations: int, max_new_tokens: int) -> None:
     """`kopa train grpo --engine trl`: TRL GRPO of a LoRA adapter, each rollout a replayed bench episode under the
     ``[episode]`` limits; bad input is one line and exit 2, nothing written."""
-    from train.engines import trl_missing, trl_precision
+    from train.engines import trl_precision
 
-    missing = trl_missing()
-    if missing:
-        err.print(f"[red]error:[/red] --engine trl: not here — {', '.join(missing)}", highlight=False)
-        raise typer.Exit(2)
     settings = KopaSettings()
-    dataset = dataset or _newest_dataset(settings)
-    if dataset is None:
-        err.print("[red]error:[/red] --dataset: none given and no exported dataset with train.parquet under "
-                  f"{escape(str(settings.home_dir / 'edge' / 'datasets'))}", highlight=False)
-        raise typer.Exit(2)
+    dataset = _trl_dataset(settings, dataset, "train.parquet", _newest_dataset)
     from train.engines.trl.grpo import GrpoError, check_dataset, run_grpo
     from train.engines.trl.model import ModelInputError, resolve_model
     from train.runs import new_run_dir

@@ -21,28 +21,14 @@ from models.toolcalls import read_text
 from models.toolcalls.hermes import render_calls
 from models.toolcalls.turn import ToolCall
 
+from .template_cases import CONVERSATION, TOOLS
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "tasks" / "kopa-bench.jsonl"
-TOOLS = [{"type": "function", "function": {
-    "name": "get_bus_arrivals", "description": "버스 도착 정보",
-    "parameters": {"type": "object", "properties": {"stop_id": {"type": "string"}, "limit": {"type": "integer"}},
-                   "required": ["stop_id"]}}}]
 CALLS = [ToolCall("get_bus_arrivals", {"stop_id": "서울역", "limit": 2}),
          ToolCall("get_bus_arrivals", {"stop_id": "01-234"})]
-CONVERSATION = [
-    {"role": "system", "content": "You solve the user's request with tools."},
-    {"role": "user", "content": "서울역 버스 도착 정보를 알려줘"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "get_bus_arrivals",
-                                                      "arguments": {"stop_id": "서울역", "limit": 2}}},
-        {"id": "c2", "type": "function", "function": {"name": "get_bus_arrivals",
-                                                      "arguments": {"stop_id": "01-234"}}}]},
-    {"role": "tool", "tool_call_id": "c1", "content": "{\"arrivals\": [3, 7]}"},
-    {"role": "tool", "tool_call_id": "c2", "content": "{\"arrivals\": []}"},
-    {"role": "assistant", "content": "서울역에 3분, 7분 뒤 버스가 옵니다."},
-]
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,20 @@
+"""One small tool conversation for the chat-template tests of each packaged model (``models.templates``)."""
+
+from __future__ import annotations
+
+TOOLS = [{"type": "function", "function": {
+    "name": "get_bus_arrivals", "description": "버스 도착 정보",
+    "parameters": {"type": "object", "properties": {"stop_id": {"type": "string"}, "limit": {"type": "integer"}},
+                   "required": ["stop_id"]}}}]
+CONVERSATION = [
+    {"role": "system", "content": "You solve the user's request with tools."},
+    {"role": "user", "content": "서울역 버스 도착 정보를 알려줘"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "get_bus_arrivals",
+                                                      "arguments": {"stop_id": "서울역", "limit": 2}}},
+        {"id": "c2", "type": "function", "function": {"name": "get_bus_arrivals",
+                                                      "arguments": {"stop_id": "01-234"}}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "{\"arrivals\": [3, 7]}"},
+    {"role": "tool", "tool_call_id": "c2", "content": "{\"arrivals\": []}"},
+    {"role": "assistant", "content": "서울역에 3분, 7분 뒤 버스가 옵니다."},
+]
