@@ -34,17 +34,23 @@ TOOLS_PREAMBLE = ("# Tools\\n\\nYou may call one or more functions. Their signat
 _CALL_RULE = ("\\n</tools>\\n\\nTo call a function, answer with one JSON object per call inside <tool_call></tool_call>"
               " tags:\\n<tool_call>\\n{\"name\": <function-name>, \"arguments\": <arguments-json-object>}\\n</tool_call>")
 
+# The tools and the rule for calling them, inside the first turn: the same text in both templates (Jinja, with
+# ``system`` and ``tools`` set by the caller's template).
+_TOOLS_BLOCK = (
+    "{%- if system -%}{{- '\\n\\n' -}}{%- endif -%}"
+    "{{- '" + TOOLS_PREAMBLE + "' -}}"
+    "{%- for tool in tools -%}{%- set fn = tool.function if tool.function is defined else tool -%}"
+    "{{- '\\n' + (fn | tojson) -}}{%- endfor -%}"
+    "{{- '" + _CALL_RULE + "' -}}"
+)
+
 HERMES_CHATML = (
     "{%- if messages and messages[0].role == 'system' -%}"
     "{%- set system = messages[0].content -%}{%- set rest = messages[1:] -%}"
     "{%- else -%}{%- set system = '' -%}{%- set rest = messages -%}{%- endif -%}"
     "{%- if system or tools -%}{{- '<|im_start|>system\\n' + system -}}"
     "{%- if tools -%}"
-    "{%- if system -%}{{- '\\n\\n' -}}{%- endif -%}"
-    "{{- '" + TOOLS_PREAMBLE + "' -}}"
-    "{%- for tool in tools -%}{%- set fn = tool.function if tool.function is defined else tool -%}"
-    "{{- '\\n' + (fn | tojson) -}}{%- endfor -%}"
-    "{{- '" + _CALL_RULE + "' -}}"
+    + _TOOLS_BLOCK +
     "{%- endif -%}"
     "{{- '<|im_end|>\\n' -}}{%- endif -%}"
     "{%- for message in rest -%}"
@@ -82,11 +88,7 @@ HERMES_GEMMA = (
     "{%- macro preamble(system, tools) -%}"
     "{{- system -}}"
     "{%- if tools -%}"
-    "{%- if system -%}{{- '\\n\\n' -}}{%- endif -%}"
-    "{{- '" + TOOLS_PREAMBLE + "' -}}"
-    "{%- for tool in tools -%}{%- set fn = tool.function if tool.function is defined else tool -%}"
-    "{{- '\\n' + (fn | tojson) -}}{%- endfor -%}"
-    "{{- '" + _CALL_RULE + "' -}}"
+    + _TOOLS_BLOCK +
     "{%- endif -%}"
     "{%- endmacro -%}"
     "{{- '<bos>' -}}"

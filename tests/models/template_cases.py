@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 TOOLS = [{"type": "function", "function": {
     "name": "get_bus_arrivals", "description": "버스 도착 정보",
     "parameters": {"type": "object", "properties": {"stop_id": {"type": "string"}, "limit": {"type": "integer"}},
@@ -18,3 +20,18 @@ CONVERSATION = [
     {"role": "tool", "tool_call_id": "c2", "content": "{\"arrivals\": []}"},
     {"role": "assistant", "content": "서울역에 3분, 7분 뒤 버스가 옵니다."},
 ]
+
+
+def masked_spans(ids: Sequence[int], mask: Sequence[bool | int]) -> list[list[int]]:
+    """The runs of ``ids`` whose mask is set, in order (what a loss or assistant mask covers)."""
+    spans: list[list[int]] = []
+    current: list[int] = []
+    for token, bit in zip(ids, mask, strict=True):
+        if bit:
+            current.append(token)
+        elif current:
+            spans.append(current)
+            current = []
+    if current:
+        spans.append(current)
+    return spans

@@ -15,7 +15,7 @@ from models.templates import HERMES_CHATML, TEMPLATE_NAME, render_conversation
 from models.toolcalls.hermes import render_calls
 from models.toolcalls.turn import ToolCall
 
-from .template_cases import CONVERSATION, TOOLS
+from .template_cases import CONVERSATION, TOOLS, masked_spans
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
@@ -79,15 +79,7 @@ def test_the_assistant_mask_covers_exactly_the_assistant_text_and_its_end(tokeni
     out = tokenizer.apply_chat_template(CONVERSATION, tools=TOOLS, tokenize=True, return_dict=True,
                                         return_assistant_tokens_mask=True)
     ids, mask = out["input_ids"], out["assistant_masks"]
-    spans, current = [], []
-    for token, bit in zip(ids, mask, strict=True):
-        if bit:
-            current.append(token)
-        elif current:
-            spans.append(current)
-            current = []
-    if current:
-        spans.append(current)
+    spans = masked_spans(ids, mask)
     calls = render_calls([ToolCall("get_bus_arrivals", {"stop_id": "서울역", "limit": 2}),
                           ToolCall("get_bus_arrivals", {"stop_id": "01-234"})])
     assert [tokenizer.decode(span) for span in spans] == [calls + "<|im_end|>",

@@ -21,7 +21,7 @@ from models.toolcalls import read_text
 from models.toolcalls.hermes import render_calls
 from models.toolcalls.turn import ToolCall
 
-from .template_cases import CONVERSATION, TOOLS
+from .template_cases import CONVERSATION, TOOLS, masked_spans
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
@@ -189,15 +189,7 @@ def test_the_assistant_mask_covers_exactly_the_models_text_and_its_end(tokenizer
                                         return_assistant_tokens_mask=True)
     ids, mask = out["input_ids"], out["assistant_masks"]
     assert ids[0] == tokenizer.bos_token_id and ids[1] == 105 and ids.count(2) == 1  # one <bos>: the template's
-    spans, current = [], []
-    for token, bit in zip(ids, mask, strict=True):
-        if bit:
-            current.append(token)
-        elif current:
-            spans.append(current)
-            current = []
-    if current:
-        spans.append(current)
+    spans = masked_spans(ids, mask)
     assert [tokenizer.decode(span) for span in spans] == [render_calls(CALLS) + "<end_of_turn>",
                                                           "서울역에 3분, 7분 뒤 버스가 옵니다.<end_of_turn>"]
     assert all(span[-1] == 106 for span in spans) and sum(mask) < len(ids) // 2

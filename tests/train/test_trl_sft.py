@@ -124,6 +124,7 @@ def test_one_sft_step_on_the_cpu_writes_the_checkpoint_contract(home, sft_datase
 
 def test_the_loss_mask_covers_the_assistant_turns_only(sft_dataset, tiny, tmp_path):
     from models.templates import render_conversation
+    from tests.models.template_cases import masked_spans
     from train.engines.trl.sft import build_trainer, prepare
 
     rows, _source, model, tokenizer = prepare(sft_dataset, home=tmp_path, model=tiny, seed=0, max_length=MAX_LENGTH)
@@ -133,16 +134,9 @@ def test_the_loss_mask_covers_the_assistant_turns_only(sft_dataset, tiny, tmp_pa
     seen = 0
     for example in trainer.train_dataset:
         ids, labels = example["input_ids"], example["labels"]
-        spans, current = [], []
-        for i, (token, label) in enumerate(zip(ids, labels, strict=True)):
-            if label != -100:
-                assert label == token
-                current.append(i)
-            elif current:
-                spans.append(current)
-                current = []
-        if current:
-            spans.append(current)
+        trained = [label != -100 for label in labels]
+        assert all(label == token for token, label, bit in zip(ids, labels, trained, strict=True) if bit)
+        spans = masked_spans(range(len(ids)), trained)  # positions
         row = next(r for r in rows if tokenizer.decode(ids).startswith(
             render_conversation(r["messages"], json.loads(r["tools"]))[:2000]))
         turns = [m for m in row["messages"] if m["role"] == "assistant"]
