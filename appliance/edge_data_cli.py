@@ -179,7 +179,10 @@ def _funnel_table(counts: dict[str, dict[str, int]]) -> Table:
 def export(
     folder: Annotated[Path, typer.Argument(help="a filtered dataset folder (kopa edge filter)")],
 ) -> None:
-    """The kept items as verl parquet and SFT JSONL, with the bundle their rollouts replay."""
+    """The kept items as verl parquet and SFT JSONL, with the bundle their rollouts replay.
+
+    Prompts and tool results are shaped by kopa.toml's ``[episode]`` (``max_description_chars``,
+    ``max_tool_tokens``) as the bench shows them; export.json records the limits used."""
     from edge.dataset.export import bundle_for, export_sft, export_verl, replay_items
     from edge.dataset.items_io import read_items, write_json
     from mcp_gateway.catalog import load_catalog
@@ -194,7 +197,7 @@ def export(
 
     async def go():
         try:
-            return await replay_items(items, gateway)
+            return await replay_items(items, gateway, limits=settings.episode)
         finally:
             await gateway.aclose()
 
@@ -202,7 +205,8 @@ def export(
     parquet = export_verl(items, folder / "train.parquet", replays=replays, catalog=catalog)
     sft = export_sft(items, folder / "sft.jsonl", replays=replays, catalog=catalog)
     write_json(folder / "export.json", {"items": len(items), "bundle": f"{bundle.name}@{bundle.version}",
-                                        "verl": parquet.name, "sft": sft.name})
+                                        "verl": parquet.name, "sft": sft.name,
+                                        "limits": settings.episode.model_dump(mode="json")})
     _out().print(f"{len(items):,} items → {parquet} and {sft}; rollouts replay {bundle.name}@{bundle.version}")
 
 

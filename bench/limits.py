@@ -7,7 +7,9 @@
 The defaults are the paper's (Appendix I: "we cap each episode at 15 assistant turns and 16K tool-response
 tokens, with episode and tool timeouts of 600 s and 60 s"), plus a call budget of 30 tool calls per episode
 (KOPA-Bench's largest ``max_allowed_calls`` is 29) and no prompt budget: a model's own context bounds it.
-``bench.agents.step`` enforces the turns, calls, per-turn width, tool-output cap and prompt budget;
+``bench.agents.step`` enforces the turns, calls, per-turn width, tool-output cap and prompt budget, and shows the
+tools with their descriptions cut to ``max_description_chars`` (``shown_tools``; EDGE's export renders training rows
+through the same function, so a model is trained on the prompts it is evaluated on);
 ``bench.episode.run_episode`` the two timeouts.
 """
 
@@ -34,5 +36,9 @@ class EpisodeLimits(BaseModel):
                                                                   "answer when the conversation would exceed it "
                                                                   "(approximate tokens; exact ones in training). "
                                                                   "None: the model's context decides")
+    max_description_chars: int | None = Field(None, ge=0, description="tool and parameter descriptions as the model "
+                                                                      "sees them: cut to their first sentence and to "
+                                                                      "this many characters; 0 drops them. None: "
+                                                                      "whole")
     episode_timeout_s: float = Field(600.0, gt=0, description="the whole episode, model and tools together")
     tool_timeout_s: float = Field(60.0, gt=0, description="one tool call")

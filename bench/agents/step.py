@@ -13,7 +13,8 @@ One turn:
 
 1. **Budget.** Past ``max_prompt_tokens`` (the conversation's approximate tokens, or the exact ones of a
    ``TokenTrace``) the episode stops: ``BudgetSpent``.
-2. **Generate.** ``generate(messages, tools)`` gives an OpenAI assistant message (chat endpoints), the generated text
+2. **Generate.** ``generate(messages, tools)``, the tools as ``shown_tools`` shapes them (descriptions cut to
+   ``max_description_chars``), gives an OpenAI assistant message (chat endpoints), the generated text
    (scripts, policies), an ``AssistantTurn`` already read, or a ``Generation`` (text with its token ids: training).
 3. **Read.** Structured ``tool_calls``, else the calls written in the text (qwen3_coder XML or hermes JSON,
    ``models.toolcalls`` with its one value-typing rule); the calls leave the text. A call that cannot be read is an
@@ -42,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
@@ -52,7 +54,8 @@ from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCallParser, read_m
 
 __all__ = ["BYTES_PER_TOKEN", "AgentError", "AgentStep", "BudgetSpent", "Generate", "Generation", "TokenCodec",
            "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens", "assistant_message",
-           "cap_tool_response", "read_calls", "read_generation", "tool_message"]
+           "cap_tool_response", "read_calls", "read_generation", "short_text", "short_tool", "shown_tools",
+           "tool_message"]
 
 BYTES_PER_TOKEN = 3
 TOOL_TIMEOUT_GRACE_S = 5.0  # the step's backstop fires after the harness's own tool timeout, never before
@@ -112,6 +115,60 @@ def cap_tool_response(content: dict[str, Any], max_tokens: int) -> str:
     marker = " …[cut: the tool response exceeded the size limit]"
     budget = max_tokens * BYTES_PER_TOKEN - len(marker.encode("utf-8"))
     return text.encode("utf-8")[:max(budget, 0)].decode("utf-8", errors="ignore") + marker
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s")
+
+
+def short_text(text: str, max_chars: int) -> str:
+    """``text``'s first sentence (or first line), cut to ``max_chars`` characters at a word where it can be
+    (marked with ``…``); ``""`` when ``max_chars`` is 0."""
+    if max_chars <= 0:
+        return ""
+    first = _SENTENCE_END.split(text.strip().split("\n", 1)[0], maxsplit=1)[0].strip()
+    if len(first) <= max_chars:
+        return first
+    cut = first[:max_chars - 1]
+    if " " in cut[max_chars // 2:]:
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip() + "…"
+
+
+def short_tool(tool: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """An OpenAI ``tools`` entry with its function and parameter descriptions cut by ``short_text`` (dropped at 0);
+    names, types, enums and ``required`` stay."""
+
+    def shorten(schema: Any) -> Any:
+        if isinstance(schema, list):
+            return [shorten(item) for item in schema]
+        if not isinstance(schema, dict):
+            return schema
+        out = {}
+        for key, value in schema.items():
+            if key == "properties" and isinstance(value, dict):  # property names are data, not prose
+                out[key] = {name: shorten(sub) for name, sub in value.items()}
+            elif key == "description" and isinstance(value, str):
+                if max_chars > 0:
+                    out[key] = short_text(value, max_chars)
+            elif key not in ("title", "examples"):
+                out[key] = shorten(value)
+        return out
+
+    function = dict(tool["function"])
+    if isinstance(function.get("description"), str):
+        function["description"] = short_text(function["description"], max_chars)
+        if not function["description"]:
+            del function["description"]
+    function["parameters"] = shorten(function.get("parameters", {}))
+    return {**tool, "function": function}
+
+
+def shown_tools(tools: Sequence[dict[str, Any]], limits: EpisodeLimits) -> list[dict[str, Any]]:
+    """The tools as the model is shown them under ``limits`` (``max_description_chars``): the one place that shapes
+    them, for the bench, the agent endpoint, training rollouts and EDGE's exported rows alike."""
+    if limits.max_description_chars is None:
+        return list(tools)
+    return [short_tool(tool, limits.max_description_chars) for tool in tools]
 
 
 def _trimmed(content: dict[str, Any], records: list[Any], keep: int) -> dict[str, Any]:
@@ -299,6 +356,7 @@ class AgentStep:
             BudgetSpent: the prompt or response budget ran out first.
             whatever ``generate`` raises (the endpoint failed, the policy stopped).
         """
+        tools = shown_tools(tools, self.limits)
         for turn in range(self.limits.max_turns):
             answer = await self.turn(messages, tools, generate, turn)
             if answer is not CONTINUE:

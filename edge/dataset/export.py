@@ -43,7 +43,7 @@ import pyarrow.parquet as pq
 
 from bench.agents.base import EpisodeContext, resolve_placeholders
 from bench.agents.oracle import format_answer, golden_steps
-from bench.agents.step import cap_tool_response
+from bench.agents.step import cap_tool_response, shown_tools
 from bench.episode import run_episode
 from bench.limits import EpisodeLimits
 from bench.task import Task, validate_against_catalog
@@ -57,7 +57,6 @@ __all__ = ["ABILITY", "DATA_SOURCE", "ExportError", "ReplayedCall", "ReplayedIte
 
 DATA_SOURCE = "kopa-edge"
 ABILITY = "tool-calling"
-_MAX_TOOL_TOKENS = EpisodeLimits().max_tool_tokens  # what a bench agent is shown by default
 
 
 class ExportError(ValueError):
@@ -84,7 +83,8 @@ class _KeepingOracle:
 
     name = "oracle"
 
-    def __init__(self) -> None:
+    def __init__(self, limits: EpisodeLimits) -> None:
+        self.limits = limits
         self.seen: ReplayedItem | None = None
         self.failures: list[str] = []
 
@@ -98,21 +98,25 @@ class _KeepingOracle:
                 if result.is_error:
                     self.failures.append(f"{action.tool} (step {action.step}): {result.outcome.value}: {result.message}")
                 calls.append(ReplayedCall(action.tool, arguments,
-                                          cap_tool_response(result.structured(), _MAX_TOOL_TOKENS)))
+                                          cap_tool_response(result.structured(), self.limits.max_tool_tokens)))
         self.seen = ReplayedItem(context.task.id, context.system_prompt,
-                                 tuple(t.as_openai() for t in context.tools), tuple(calls))
+                                 tuple(shown_tools([t.as_openai() for t in context.tools], self.limits)),
+                                 tuple(calls))
         return None if self.failures else format_answer(context.task)
 
 
-async def replay_items(items: Sequence[SynthItem], gateway: Any, *, seed: int = 0) -> dict[str, ReplayedItem]:
-    """Each item's golden trajectory replayed through ``gateway`` (bench profile), by item id.
+async def replay_items(items: Sequence[SynthItem], gateway: Any, *, seed: int = 0,
+                       limits: EpisodeLimits | None = None) -> dict[str, ReplayedItem]:
+    """Each item's golden trajectory replayed through ``gateway`` (bench profile), by item id, its tools and tool
+    results shaped as an agent step under ``limits`` shows them (``max_description_chars``, ``max_tool_tokens``;
+    default ``EpisodeLimits()``): train with the limits you evaluate with.
 
     Raises:
         ExportError: an item whose golden calls fail or whose episode does not pass, naming it and why.
     """
     out: dict[str, ReplayedItem] = {}
     for item in sorted(items, key=lambda i: i.task.id):
-        agent = _KeepingOracle()
+        agent = _KeepingOracle(limits or EpisodeLimits())
         outcome = await run_episode(item.task, agent, gateway, seed=seed)
         if agent.failures or not outcome.passed or agent.seen is None:
             why = "; ".join(agent.failures) or outcome.error or "the golden answer did not pass the bench scorers"
