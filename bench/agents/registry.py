@@ -66,6 +66,12 @@ def _first_page(profile: EndpointProfile | None = None, **overrides: Any) -> Age
     return FirstPageAgent()
 
 
+def _listed_order(profile: EndpointProfile | None = None, **overrides: Any) -> Agent:
+    from .listed_order import ListedOrderAgent
+
+    return ListedOrderAgent()
+
+
 def _openai(profile: EndpointProfile | None = None, **overrides: Any) -> Agent:
     from models.settings import AgentProfile
 
@@ -86,6 +92,8 @@ AGENTS: dict[str, AgentEntry] = {entry.name: entry for entry in (
                make=_oracle),
     AgentEntry("first-page", AgentKind.BASELINE, "calls the golden tools, reads only their first page",
                make=_first_page),
+    AgentEntry("listed-order", AgentKind.BASELINE, "calls the first tools of the shown list, golden arguments where "
+               "it can: what the list order alone earns", make=_listed_order),
     AgentEntry("openai", AgentKind.ENDPOINT, "a model behind an OpenAI-compatible endpoint ([models.agent])",
                takes_endpoint=True, make=_openai),
     AgentEntry("local", AgentKind.MODEL_SERVER, "the packaged SmolLM2 on llama.cpp, started for the run",

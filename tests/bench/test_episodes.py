@@ -120,7 +120,7 @@ async def test_first_page_answers_from_the_records_it_saw(gateway, episode_tasks
 def test_agents_are_found_by_name():
     assert isinstance(make_agent("oracle"), OracleAgent)
     assert isinstance(make_agent("first-page"), FirstPageAgent)
-    with pytest.raises(ValueError, match="unknown agent 'gpt'; choose one of first-page, openai, oracle"):
+    with pytest.raises(ValueError, match="unknown agent 'gpt'; choose one of first-page, listed-order, openai, oracle"):
         make_agent("gpt")
 
 

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(("values", "message"), [
-    ({"agent": "gpt"}, "--agent 'gpt': choose one of oracle, first-page, openai, local, endpoint"),
+    ({"agent": "gpt"}, "--agent 'gpt': choose one of oracle, first-page, listed-order, openai, local, endpoint"),
     ({"upstream": "cloud"}, "--upstream 'cloud': choose one of replay, sandbox, live"),
     ({"mode": "record"}, "--mode 'record': choose one of replay, replay-or-record"),
     ({"mode": "replay-or-record"}, "--mode replay-or-record records the pinned bundle's misses from the sandbox: "
@@ -139,8 +139,8 @@ async def _stop_at_the_run(settings, options, tasks, tasks_file, *, out_dir, on_
 
 
 def test_the_registry_says_what_each_agent_is():
-    assert agent_names() == ("oracle", "first-page", "openai", "local", "endpoint")
-    assert agent_names(AgentKind.BASELINE) == ("oracle", "first-page")
+    assert agent_names() == ("oracle", "first-page", "listed-order", "openai", "local", "endpoint")
+    assert agent_names(AgentKind.BASELINE) == ("oracle", "first-page", "listed-order")
     assert agent_names(AgentKind.ENDPOINT) == ("openai",)
     assert agent_names(AgentKind.MODEL_SERVER) == ("local", "endpoint")
     assert [n for n, e in AGENTS.items() if e.takes_endpoint] == ["openai", "endpoint"]
@@ -161,7 +161,7 @@ def test_make_agent_makes_what_the_registry_says():
         make_agent("local")
     with pytest.raises(ValueError, match="agent 'endpoint' is served by the appliance: run it with `kopa bench run"):
         make_agent("endpoint")
-    with pytest.raises(ValueError, match="unknown agent 'gpt'; choose one of first-page, openai, oracle"):
+    with pytest.raises(ValueError, match="unknown agent 'gpt'; choose one of first-page, listed-order, openai, oracle"):
         make_agent("gpt")
 
 
@@ -185,7 +185,7 @@ def test_the_cli_the_console_and_make_agent_read_one_registry(monkeypatch, tmp_p
     assert agent_help == "agent: " + " | ".join(f"{name} ({entry.kind})" for name, entry in AGENTS.items())
     assert "oracle (baseline)" in agent_help and "endpoint (model server)" in agent_help
     # the console starts every agent it can open itself: baselines, the endpoint model, the local model server
-    assert CONSOLE_AGENTS == ("oracle", "first-page", "openai", "local")
+    assert CONSOLE_AGENTS == ("oracle", "first-page", "listed-order", "openai", "local")
     assert asyncio.run(_dialog_choices(NewRunScreen(tmp_path / "tasks.jsonl"))) == list(CONSOLE_AGENTS)
 
     # an agent added to the registry is known to all of them at once

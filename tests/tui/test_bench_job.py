@@ -45,7 +45,7 @@ def test_the_console_refuses_the_agent_endpoint_and_other_upstreams(tmp_path, mo
     from appliance.config import KopaSettings
 
     monkeypatch.setenv("KOPA_HOME", str(tmp_path))
-    with pytest.raises(ValueError, match="the console starts oracle, first-page, openai, local; run endpoint with"):
+    with pytest.raises(ValueError, match="the console starts oracle, first-page, listed-order, openai, local; run endpoint with"):
         BenchJob(BenchRunOptions(agent="endpoint"), KopaSettings(), None, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="the console replays the tasks' bundle"):
         BenchJob(BenchRunOptions(agent="oracle", upstream="sandbox"), KopaSettings(), None, None)  # type: ignore
