@@ -1,10 +1,11 @@
-"""`kopa train check | grpo | sft | status`: training on the EDGE dataset (paper Appendix I); engines verl and trl.
+"""`kopa train check | grpo | sft | status | loop`: training on the EDGE dataset (paper Appendix I); engines verl and trl.
 
     kopa train check [CONFIG] [--engine verl] [--dataset DIR] [--model DIR] [--set NAME=VALUE ...] [--override ...]
     kopa train grpo --config NAME [--engine verl] [--dataset DIR] [--ray ADDRESS] [--model DIR] [--set ...]
     kopa train sft [--config sft] [--engine verl] [--dataset DIR] [--model DIR] [--set ...] [--override ...]
     kopa train sft --engine trl [--dataset DIR] [--model DIR] [--max-steps 20] [--seed 0] [--learning-rate 1e-4]
     kopa train status [--limit 20] [--json]
+    kopa train loop [--quick] [--run DIR] [--model smollm2|gemma3|DIR] [--dataset DIR] [--seeds 0,1,2] ...
 
 ``check`` first says, for every training engine (``train.engines``), whether this machine can run it and why not,
 which engine is the default and why (verl where CUDA, vllm and ray are all present, else trl), and the precision
@@ -16,7 +17,7 @@ folder under ``<home>/train/runs`` (``train.runs``; checkpoints inside it), foll
 ``metrics.jsonl`` there and the metadata DB, and need a CUDA GPU. The dataset folder is EDGE Phase B's export:
 ``train.parquet`` (+ ``val.parquet``, ``items.jsonl``) for GRPO, ``sft.jsonl`` for SFT. ``--engine`` names the
 engine (``verl``, ``trl``; default: ``train.engines.default_engine``); another name is a one-line error listing the
-choices.
+choices. ``loop`` runs EDGE data → SFT → evaluation → GRPO → evaluation staged in one run folder (``train.loop``).
 """
 
 from __future__ import annotations
@@ -442,3 +443,49 @@ def status(limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
                       "" if r.last_pass_rate is None else f"{r.last_pass_rate:.3f}",
                       f"{r.started_at:%Y-%m-%d %H:%M}", r.run_dir)
     Console().print(table)
+
+
+@train_app.command("loop")
+def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an existing one is continued where it "
+                                                       "stopped (default: a new <home>/train/loops/loop-<stamp>)")] = None,
+         quick: Annotated[bool, typer.Option("--quick", help="every stage on a handful of items with a tiny model "
+                                                             "(minutes; what CI runs)")] = False,
+         model: Annotated[str | None, typer.Option(help="base model: smollm2, gemma3 or a model folder")] = None,
+         dataset: Annotated[Path | None, typer.Option(help="an exported EDGE dataset folder (exported with the "
+                                                           "loop's episode limits); default: built by the loop")] = None,
+         items: Annotated[int | None, typer.Option(min=1, help="EDGE items the loop synthesizes")] = None,
+         seeds: Annotated[str | None, typer.Option(help="evaluation seeds, comma-separated (default 0,1,2)")] = None,
+         sft_steps: Annotated[int | None, typer.Option(min=1)] = None,
+         grpo_steps: Annotated[int | None, typer.Option(min=1)] = None,
+         split: Annotated[str | None, typer.Option(help="eval split name or file (default eval-v1)")] = None) -> None:
+    """EDGE data → SFT → base and tuned evaluated on the eval split → GRPO → evaluated again; staged and resumable.
+
+    Each stage writes under the run folder and is skipped when its output is there (and checks), so a killed loop
+    continues where it stopped. Prints and writes (report/) per model pass@1, Corr, ACTION, well-formed calls, key
+    use and answers, with 95 % t-intervals over seeds, beside the "call the listed tools in order" baseline."""
+    from datetime import UTC, datetime
+
+    from pydantic import ValidationError
+
+    from train.loop import LoopError, LoopSettings, run_loop
+
+    settings = KopaSettings()
+    overrides: dict[str, Any] = {k: v for k, v in {"model": model, "dataset": dataset, "edge_items": items,
+                                                   "sft_steps": sft_steps, "grpo_steps": grpo_steps,
+                                                   "split": split}.items() if v is not None}
+    try:
+        if seeds is not None:
+            overrides["seeds"] = tuple(int(s) for s in seeds.split(",") if s.strip())
+        loop_settings = LoopSettings.quick(**overrides) if quick else LoopSettings(**overrides)
+    except (ValueError, ValidationError) as exc:
+        err.print(f"[red]kopa train loop: bad option: {escape(str(exc).splitlines()[0])}[/red]")
+        raise typer.Exit(2) from None
+    folder = run or settings.home_dir / "train" / "loops" / f"loop-{datetime.now(UTC):%Y%m%d-%H%M%S}"
+    try:
+        report = run_loop(loop_settings, run=folder, home=settings.home_dir, cassettes=settings.cassettes_dir,
+                          log=lambda line: typer.echo(line))
+    except LoopError as exc:
+        err.print(f"[red]kopa train loop: {escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
+    typer.echo(report.table())
+    typer.echo(f"run folder: {folder}")

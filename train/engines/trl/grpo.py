@@ -50,6 +50,7 @@ from train.reward import RECORD_KEY, score_record
 from train.runs import new_run_dir
 from train.tasks import TaskIndex, decode_json
 
+from .generate import torch_policy
 from .model import LoraSettings, load_for_training, resolve_model
 from .sft import write_checkpoint
 from .tokens import ChatTemplateTokens
@@ -170,34 +171,8 @@ class EpisodeRollouts:
         return played
 
     def _policy(self, model: Any, trace: TokenTrace, *, seed: int) -> Callable[..., Any]:
-        import torch
-
-        turn = 0
-
-        async def policy(messages: Any, tools: Any) -> Generation:
-            nonlocal turn
-            torch.manual_seed(seed + turn)
-            turn += 1
-            room = self.max_response_tokens - len(trace.response_mask)
-            input_ids = torch.tensor([trace.ids], device=model.device)
-            was_training = model.training
-            model.eval()
-            try:
-                with torch.no_grad():
-                    out = model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
-                                         do_sample=True, temperature=self.temperature, top_k=0, top_p=1.0,
-                                         max_new_tokens=max(1, min(self.max_new_tokens, room)),
-                                         eos_token_id=self.tokenizer.eos_token_id,
-                                         pad_token_id=self.tokenizer.pad_token_id,
-                                         output_scores=True, return_dict_in_generate=True)
-                    logprobs = model.compute_transition_scores(out.sequences, out.scores, normalize_logits=True)[0]
-            finally:
-                model.train(was_training)
-            ids = out.sequences[0, input_ids.shape[1]:].tolist()
-            text = self.tokenizer.decode(ids, skip_special_tokens=False)
-            return Generation(text, ids, [float(x) for x in logprobs.tolist()])
-
-        return policy
+        return torch_policy(model, self.tokenizer, trace, seed=seed, temperature=self.temperature,
+                            max_new_tokens=self.max_new_tokens)
 
     def _guided(self, guide: Any) -> Callable[..., Any]:
         """A guide's text as the tokens of a generation that ended at the end-of-turn token (log-probs 0)."""

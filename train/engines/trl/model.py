@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LORA_TARGETS", "LoraSettings", "ModelInputError", "ModelSource", "load_for_training", "resolve_model"]
+__all__ = ["LORA_TARGETS", "LoraSettings", "ModelInputError", "ModelSource", "load_for_inference", "load_for_training",
+           "resolve_model"]
 
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 INFO_FILE = "kopa-checkpoint.json"
@@ -127,3 +128,24 @@ def load_for_training(source: ModelSource, *, seed: int, lora: LoraSettings = Lo
     config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
                         target_modules=list(lora.targets), task_type="CAUSAL_LM")
     return get_peft_model(model, config), tokenizer
+
+
+def load_for_inference(source: ModelSource) -> tuple[Any, Any]:
+    """The model (with ``source.adapter`` applied, not trainable) and its tokenizer, fp32, in eval mode: what an
+    evaluation plays greedily."""
+    import torch
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from models.checkpoints import EOS_TOKEN, fix_tokenizer
+    from models.templates import HERMES_CHATML
+
+    tokenizer_dir = source.adapter if source.adapter and (source.adapter / "tokenizer_config.json").is_file() \
+        else source.base
+    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    if tokenizer.chat_template != HERMES_CHATML and EOS_TOKEN in tokenizer.get_vocab():
+        fix_tokenizer(tokenizer)
+    model = AutoModelForCausalLM.from_pretrained(source.base, dtype=torch.float32)
+    if source.adapter is not None:
+        model = PeftModel.from_pretrained(model, source.adapter, is_trainable=False)
+    return model.eval(), tokenizer

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -205,8 +205,10 @@ def prepare(dataset_dir: Path, *, home: Path, model: Path | None, seed: int,
 
 def run_sft(dataset_dir: Path, *, home: Path, model: Path | None = None, max_steps: int = 20, seed: int = 0,
             learning_rate: float = 1e-4, max_length: int = DEFAULT_MAX_LENGTH,
-            on_step: Callable[[dict[str, Any]], None] | None = None) -> Path:
-    """Train a LoRA adapter on ``<dataset_dir>/sft.jsonl`` for ``max_steps`` steps; returns the run folder.
+            on_step: Callable[[dict[str, Any]], None] | None = None, run_dir: Path | None = None,
+            callbacks: Sequence[Any] = ()) -> Path:
+    """Train a LoRA adapter on ``<dataset_dir>/sft.jsonl`` for ``max_steps`` steps; returns the run folder
+    (``run_dir``, or a new one under ``<home>/train/runs``). ``callbacks``: more ``transformers`` trainer callbacks.
 
     Raises:
         ModelInputError: bad input (module doc); nothing is written then.
@@ -214,7 +216,8 @@ def run_sft(dataset_dir: Path, *, home: Path, model: Path | None = None, max_ste
     check_settings(max_steps, learning_rate)
     prepared = prepare(dataset_dir, home=home, model=model, seed=seed, max_length=max_length)
     return run_prepared(prepared, home=home, dataset_dir=dataset_dir, max_steps=max_steps, seed=seed,
-                        learning_rate=learning_rate, max_length=max_length, on_step=on_step)
+                        learning_rate=learning_rate, max_length=max_length, on_step=on_step, run_dir=run_dir,
+                        callbacks=callbacks)
 
 
 def check_settings(max_steps: int, learning_rate: float) -> None:
@@ -228,13 +231,17 @@ def check_settings(max_steps: int, learning_rate: float) -> None:
 def run_prepared(prepared: tuple[list[dict[str, Any]], ModelSource, Any, Any], *, home: Path, dataset_dir: Path,
                  max_steps: int, seed: int, learning_rate: float, max_length: int = DEFAULT_MAX_LENGTH,
                  on_start: Callable[[Path], None] | None = None,
-                 on_step: Callable[[dict[str, Any]], None] | None = None) -> Path:
-    """``run_sft`` after ``prepare``: the run folder is made here, ``on_start`` gets it before the first step."""
+                 on_step: Callable[[dict[str, Any]], None] | None = None, run_dir: Path | None = None,
+                 callbacks: Sequence[Any] = ()) -> Path:
+    """``run_sft`` after ``prepare``: the run folder is made here (or ``run_dir``), ``on_start`` gets it before the
+    first step."""
     from train.runs import new_run_dir
 
     check_settings(max_steps, learning_rate)
     rows, source, peft_model, tokenizer = prepared
-    run_dir = new_run_dir(home, RECIPE)
+    if run_dir is None:
+        run_dir = new_run_dir(home, RECIPE)
+    run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "run.json").write_text(json.dumps({
         "engine": "trl", "kind": "sft", "dataset": str(Path(dataset_dir).expanduser().resolve()),
         "base": str(source.base), "adapter": str(source.adapter) if source.adapter else None, "rows": len(rows),
@@ -244,7 +251,7 @@ def run_prepared(prepared: tuple[list[dict[str, Any]], ModelSource, Any, Any], *
         on_start(run_dir)
     trainer = build_trainer(rows, peft_model, tokenizer, run_dir, max_steps=max_steps, seed=seed,
                             learning_rate=learning_rate, max_length=max_length,
-                            callbacks=[_step_logger(run_dir / "metrics.jsonl", on_step)])
+                            callbacks=[_step_logger(run_dir / "metrics.jsonl", on_step), *callbacks])
     trainer.train()
     write_checkpoint(trainer.model, tokenizer, run_dir / "checkpoint", source)
     return run_dir

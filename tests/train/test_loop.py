@@ -1,0 +1,104 @@
+"""`kopa train loop --quick` end to end: EDGE data built by the loop, the split audit, the listed-order baseline, the
+base model, SFT with its probes, GRPO and both tuned models evaluated on the eval split, and the report; then a
+removed stage is run again (and only it, with the same greedy episodes), a corrupt stage is refused and left as it
+was, and a run folder is not continued with other settings.
+
+Real parts: `kopa edge graph build | synth | filter | export` against the sandbox world (the test world, linked
+into a fresh home), strict replay of the shipped bundles for the split, TRL on a 2-layer SmolLM2 with the real
+tokenizer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from appliance.cli import app
+from train.loop import STAGES
+from train.loop.stages import DONE_FILE
+
+from ..conftest import TEST_DATA_DIR, TEST_SCALE, ensure_world
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
+                                        "ignore::UserWarning")
+
+MODELS = ["listed tools in order", "base", "tuned (SFT)", "tuned (SFT + GRPO)"]
+
+
+def loop(env: dict[str, str], run: Path, *extra: str):
+    return CliRunner().invoke(app, ["train", "loop", "--quick", "--run", str(run), *extra], env=env)
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    ensure_world(TEST_DATA_DIR, version="v1", scale=TEST_SCALE)
+    home = tmp_path_factory.mktemp("loop-home")
+    (home / "worlds").symlink_to(TEST_DATA_DIR / "worlds")  # the test world, built once per machine
+    env = {"KOPA_HOME": str(home), "KOPA_SANDBOX__SCALE": str(TEST_SCALE), "COLUMNS": "200"}
+    run = home / "loop"
+    done = loop(env, run)
+    assert done.exit_code == 0, (done.output, done.exception)
+    return env, run, done.output
+
+
+def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
+    _, run, output = quick_run
+    for stage in STAGES[:-1]:
+        assert (run / stage / DONE_FILE).is_file(), stage
+    report = json.loads((run / "report" / "report.json").read_text())
+    assert [m["name"] for m in report["models"]] == MODELS
+    by_name = {m["name"]: m for m in report["models"]}
+    split_tasks, seeds = report["settings"]["split_tasks"], report["settings"]["seeds"]
+    assert all(m["episodes"] == split_tasks * len(seeds) for m in report["models"])
+    # the baseline calls tools (golden arguments on golden tools), so its Corr is positive and its calls well-formed
+    listed = by_name["listed tools in order"]["figures"]
+    assert listed["Corr"]["mean"] > 0 and listed["well-formed"]["mean"] == 1.0
+    assert listed["Corr"]["low"] is not None  # two seeds: an interval
+    for figures in (m["figures"] for m in report["models"]):
+        assert set(figures) == {"pass@1", "Corr", "ACTION", "well-formed", "key", "answered"}
+    assert [p["examples_seen"] for p in report["sft_probes"]] == [0, 1]
+    assert len(report["sft_steps"]) == 1 and report["sft_steps"][0]["loss"] > 0
+    assert len(report["grpo_steps"]) == 1
+    assert "| listed tools in order |" in output and "| tuned (SFT + GRPO) |" in output
+    assert "<table>" in (run / "report" / "report.html").read_text()
+    audit = json.loads((run / "audit" / DONE_FILE).read_text())["figures"]
+    assert audit["clean"] is True and audit["training_items"] >= 1
+    # the training rows were exported under the loop's limits (what the evaluated prompts are shaped by)
+    export = json.loads((Path(json.loads((run / "dataset" / DONE_FILE).read_text())["figures"]["folder"])
+                         / "export.json").read_text())
+    assert export["limits"] == report["settings"]["limits"]
+
+
+def test_a_removed_stage_runs_again_alone_and_a_corrupt_one_is_refused(quick_run):
+    env, run, _ = quick_run
+    episodes = (run / "eval-sft" / "episodes.jsonl").read_text()
+    for path in sorted((run / "eval-sft").iterdir()):
+        path.unlink()
+    (run / "eval-sft").rmdir()
+    again = loop(env, run)
+    assert again.exit_code == 0, again.output
+    assert "[eval-sft] running" in again.output
+    assert all(f"[{s}] done before, reused" in again.output for s in STAGES[:-1] if s != "eval-sft")
+    assert (run / "eval-sft" / "episodes.jsonl").read_text() == episodes  # greedy: the same episodes
+
+    adapter = run / "sft" / "checkpoint" / "adapter_model.safetensors"
+    adapter.write_bytes(adapter.read_bytes() + b"\0")
+    corrupt = adapter.read_bytes()
+    refused = loop(env, run)
+    assert refused.exit_code == 2
+    assert "stage sft: its output checkpoint/adapter_model.safetensors changed" in refused.output
+    assert adapter.read_bytes() == corrupt  # not redone, not overwritten
+
+    other = loop(env, run, "--seeds", "0")
+    assert other.exit_code == 2 and "was started with other settings (seeds:" in other.output
+
+
+def test_a_dataset_that_is_not_an_export_is_refused(tmp_path):
+    (tmp_path / "data").mkdir()
+    done = loop({"KOPA_HOME": str(tmp_path / "home")}, tmp_path / "run", "--dataset", str(tmp_path / "data"))
+    assert done.exit_code == 2
+    assert "sft.jsonl, train.parquet, export.json" in done.output and "missing" in done.output
+    assert not (tmp_path / "run" / "dataset" / DONE_FILE).exists()

@@ -1,0 +1,189 @@
+"""Evaluation inside the loop: a model (torch, greedy) or a baseline agent over the eval split, on the bench harness.
+
+    rows = evaluate_model(source, split.tasks, seeds=(0, 1, 2), limits=limits, out=run / "eval-base" / "episodes.jsonl")
+    rows = evaluate_agent(ListedOrderAgent, split.tasks, seeds=(0, 1, 2), limits=limits, out=...)
+
+Every episode is ``bench.episode.run_episode`` on a strict-replay gateway of the task's bundle (``cassettes/``),
+through ``train.episode.run_rollout`` for a model: the same prompt, tool order (seeded per task and seed), limits,
+agent step and scorers as ``kopa bench run``. The model plays greedily (``train.engines.trl.generate``), so a seed
+changes the episode (its tool order and key tokens), not the decoding; the model is the one training used, read in
+torch (fp32), which reads prompts ~4× faster than llama.cpp here. The model's messages give what the bench's
+verdicts do not:
+
+* ``calls`` / ``well_formed``: tool calls the model wrote, and those that could be read and name an offered tool;
+* ``key_ok``: on a task whose tools take an API key, the model called such a tool and every such call passed the
+  episode's key token from its runtime context (None on a task without keyed tools);
+* ``answered``: the episode ended with an answer.
+
+Episodes are appended to ``out`` as they finish, one JSON line each; a killed evaluation continues from the
+episodes already there (a truncated last line is dropped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.limits import EpisodeLimits
+from bench.task import Task
+from models.toolcalls import INVALID_CALL
+
+__all__ = ["EpisodeFigures", "evaluate_agent", "evaluate_model", "episode_figures", "read_episodes"]
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class EpisodeFigures:
+    """What the loop's report needs of one evaluated episode (module doc)."""
+
+    task_id: str
+    domain: str
+    seed: int
+    passed: bool
+    corr: float
+    action: float
+    calls: int
+    well_formed: int
+    key_ok: bool | None
+    answered: bool
+    turns: int
+    error: str | None = None
+
+
+def _keyed_tools(names: Iterable[str]) -> dict[str, str]:
+    """Tool name → its API-key parameter, for the tools that take one."""
+    from mcp_gateway.catalog import load_catalog
+    from mcp_gateway.catalog.spec import ParamKind
+
+    catalog = _catalog_cache.setdefault("catalog", load_catalog())
+    out = {}
+    for name in names:
+        key = next((p.name for p in catalog.get(name).params if p.kind is ParamKind.API_KEY), None)
+        if key:
+            out[name] = key
+    return out
+
+
+_catalog_cache: dict[str, Any] = {}
+
+
+def episode_figures(task: Task, outcome: Any, messages: Sequence[Mapping[str, Any]] | None,
+                    turns: int) -> EpisodeFigures:
+    """The figures of one scored episode (``bench.episode.EpisodeOutcome``) and the model's messages (None for a
+    baseline agent: its calls are its transcript)."""
+    agent_calls = [e for e in outcome.transcript if e.get("by") == "agent"]
+    offered = set(task.available_tools)
+    if messages is None:
+        written = [e["tool"] for e in agent_calls]
+    else:
+        written = [c.get("function", {}).get("name") for m in messages if m.get("role") == "assistant"
+                   for c in m.get("tool_calls") or []]
+    well_formed = sum(1 for name in written if name != INVALID_CALL and name in offered)
+    keyed = _keyed_tools(offered)
+    key_ok: bool | None = None
+    if keyed:
+        tokens = {v for v in outcome.runtime_context.values() if isinstance(v, str)}
+        used = [e for e in agent_calls if e["tool"] in keyed]
+        key_ok = bool(used) and all((e.get("args") or {}).get(keyed[e["tool"]]) in tokens for e in used)
+    answer = outcome.answer
+    return EpisodeFigures(task_id=task.id, domain=task.domain, seed=outcome.seed, passed=bool(outcome.passed),
+                          corr=float(outcome.action.corr), action=float(outcome.action.action), calls=len(written),
+                          well_formed=well_formed, key_ok=key_ok, answered=bool(answer and answer.strip()),
+                          turns=turns, error=outcome.error)
+
+
+def read_episodes(path: Path) -> list[EpisodeFigures]:
+    """The episodes written so far (a truncated last line, from a killed run, is dropped)."""
+    if not path.is_file():
+        return []
+    rows = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            rows.append(EpisodeFigures(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError) as exc:
+            if number == len(lines):
+                break  # cut off mid-write
+            raise ValueError(f"{path}:{number}: not an evaluated episode ({exc})") from None
+    return rows
+
+
+class _Episodes:
+    """Appends episodes to ``out`` and knows which (task, seed) pairs are done."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.rows = read_episodes(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(json.dumps(asdict(r), ensure_ascii=False) + "\n" for r in self.rows), encoding="utf-8")
+        self.done = {(r.task_id, r.seed) for r in self.rows}
+
+    def add(self, row: EpisodeFigures) -> None:
+        with self.out.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(asdict(row), ensure_ascii=False) + "\n")
+        self.rows.append(row)
+        self.done.add((row.task_id, row.seed))
+
+
+async def _each_episode(tasks: Sequence[Task], seeds: Sequence[int], out: Path, home: Path, cassettes: Path,
+                        play: Callable[[Task, int, Any], Any],
+                        progress: Callable[[EpisodeFigures], None] | None) -> list[EpisodeFigures]:
+    from bench.runner import open_bench_gateway
+
+    episodes = _Episodes(out)
+    gateways: dict[str, Any] = {}
+    try:
+        for seed in seeds:
+            for task in tasks:
+                if (task.id, seed) in episodes.done:
+                    continue
+                if task.bundle not in gateways:
+                    gateways[task.bundle] = open_bench_gateway(task.bundle, cassettes=cassettes, home=home)
+                row = await play(task, seed, gateways[task.bundle])
+                episodes.add(row)
+                if progress is not None:
+                    progress(row)
+    finally:
+        for gateway in gateways.values():
+            await gateway.aclose()
+    return episodes.rows
+
+
+def evaluate_model(model: Any, tokenizer: Any, tasks: Sequence[Task], *, seeds: Sequence[int], limits: EpisodeLimits,
+                   out: Path, home: Path, cassettes: Path = REPO / "cassettes", max_new_tokens: int = 256,
+                   max_response_tokens: int = 4096,
+                   progress: Callable[[EpisodeFigures], None] | None = None) -> list[EpisodeFigures]:
+    """``model`` (a loaded causal LM, adapter or not) played greedily over ``tasks`` × ``seeds`` (module doc)."""
+    from bench.agents.step import TokenTrace
+    from train.engines.trl.generate import torch_policy
+    from train.engines.trl.tokens import ChatTemplateTokens
+    from train.episode import run_rollout
+
+    async def play(task: Task, seed: int, gateway: Any) -> EpisodeFigures:
+        trace = TokenTrace(ChatTemplateTokens(tokenizer), max_response_tokens=max_response_tokens)
+        policy = torch_policy(model, tokenizer, trace, seed=seed, temperature=0.0, max_new_tokens=max_new_tokens)
+        rollout = await run_rollout(task, policy, gateway, limits=limits, seed=seed, tokens=trace)
+        return episode_figures(task, rollout.outcome, rollout.messages, rollout.turns)
+
+    return asyncio.run(_each_episode(tasks, seeds, out, home, cassettes, play, progress))
+
+
+def evaluate_agent(make_agent: Callable[[], Any], tasks: Sequence[Task], *, seeds: Sequence[int],
+                   limits: EpisodeLimits, out: Path, home: Path, cassettes: Path = REPO / "cassettes",
+                   progress: Callable[[EpisodeFigures], None] | None = None) -> list[EpisodeFigures]:
+    """A bench agent (a baseline: ``make_agent()`` per episode) over ``tasks`` × ``seeds``, as ``kopa bench run``
+    plays it."""
+    from bench.episode import run_episode
+
+    async def play(task: Task, seed: int, gateway: Any) -> EpisodeFigures:
+        outcome = await run_episode(task, make_agent(), gateway, seed=seed, timeout_s=limits.episode_timeout_s,
+                                    tool_timeout_s=limits.tool_timeout_s)
+        calls = sum(1 for e in outcome.transcript if e.get("by") == "agent")
+        return episode_figures(task, outcome, None, calls)
+
+    return asyncio.run(_each_episode(tasks, seeds, out, home, cassettes, play, progress))

@@ -1,0 +1,332 @@
+"""``kopa train loop``: EDGE data → SFT → base and tuned evaluated alike → a few GRPO steps → evaluated again.
+
+    report = run_loop(LoopSettings(), run=Path("~/.kopa/train/loops/l1"), home=home)      # or LoopSettings.quick()
+
+The stages, each in its own folder of the run (``train.loop.stages``: skipped when done, refused when corrupt):
+
+1. ``dataset``  the EDGE dataset: ``--dataset DIR`` (checked: exported with the loop's episode limits) or built here
+                by ``kopa edge graph build | synth | filter | export`` under the loop's limits;
+2. ``audit``    the eval split against the training items (``edge.filter.split_audit``): a leak stops the loop;
+3. ``eval-listed`` the "call the listed tools in order" baseline (``bench.agents.listed_order``): what following the
+                tool list alone earns, so anyone can see the list gives no answer away;
+4. ``eval-base`` the base model, greedy, on the split × seeds (``train.loop.evaluate``);
+5. ``sft``      TRL SFT of a LoRA adapter (``train.engines.trl.sft``), probing the split's first tasks every
+                ``probe_every`` steps (the learning curve: well-formed calls and Corr against examples seen);
+6. ``eval-sft`` the SFT checkpoint, as the base was evaluated;
+7. ``grpo``     TRL GRPO from the SFT checkpoint (``train.engines.trl.grpo``), rollouts on the training items;
+8. ``eval-grpo`` the GRPO checkpoint;
+9. ``report``   report.json, report.md and report.html (``train.loop.report``), written afresh from the stages
+                every time the loop runs.
+
+The settings are written to ``loop.json`` first; a run folder continued with other settings is refused, so every
+figure of a run comes from one set of settings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .evaluate import EpisodeFigures, evaluate_agent, evaluate_model, read_episodes
+from .report import LoopReport, summarize_model
+from .settings import LoopSettings
+from .stages import LoopError, Stage
+
+__all__ = ["EVALUATED", "STAGES", "run_loop"]
+
+STAGES = ("dataset", "audit", "eval-listed", "eval-base", "sft", "eval-sft", "grpo", "eval-grpo", "report")
+EVALUATED = {"eval-listed": "listed tools in order", "eval-base": "base", "eval-sft": "tuned (SFT)",
+             "eval-grpo": "tuned (SFT + GRPO)"}
+EPISODES = "episodes.jsonl"
+Log = Callable[[str], None]
+
+
+def _dump_settings(settings: LoopSettings) -> dict[str, Any]:
+    return settings.model_dump(mode="json")
+
+
+def _check_settings(run: Path, settings: LoopSettings) -> None:
+    path = run / "loop.json"
+    wanted = _dump_settings(settings)
+    if path.is_file():
+        try:
+            had = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise LoopError(f"{path} is not JSON ({exc}); it records the run's settings") from None
+        changed = sorted(k for k in set(had) | set(wanted) if had.get(k) != wanted.get(k))
+        if changed:
+            what = "; ".join(f"{k}: {had.get(k)!r} then, {wanted.get(k)!r} now" for k in changed)
+            raise LoopError(f"{run} was started with other settings ({what}); continue it with the same settings "
+                            "or start a new --run folder")
+        return
+    run.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(wanted, indent=1), encoding="utf-8")
+
+
+class Loop:
+    """The stages of one run (module doc)."""
+
+    def __init__(self, settings: LoopSettings, run: Path, home: Path, *, cassettes: Path, log: Log):
+        self.settings, self.run, self.home, self.cassettes, self.log = settings, run, home, cassettes, log
+        self.times: dict[str, float] = {}
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def stage(self, name: str, work: Callable[[Stage], dict[str, Any]], keep: tuple[str, ...] = ()) -> dict[str, Any]:
+        stage = Stage(self.run, name)
+        record = stage.finished()
+        if record is None:
+            self.log(f"[{name}] running")
+            stage.begin(keep=keep)
+            try:
+                record = work(stage)
+            except LoopError:
+                raise
+            except _input_errors() as exc:
+                raise LoopError(f"stage {name}: {exc}") from None
+            self.log(f"[{name}] done in {record['seconds']:.0f} s")
+        else:
+            self.log(f"[{name}] done before, reused")
+        if record.get("seconds") is not None:
+            self.times[name] = record["seconds"]
+        return record
+
+    def dataset_dir(self) -> Path:
+        record = Stage(self.run, "dataset").finished()
+        assert record is not None
+        return Path(record["figures"]["folder"])
+
+    def split(self) -> Any:
+        from bench.splits import load_split
+
+        split = load_split(self.settings.split)
+        tasks = split.tasks[:self.settings.split_tasks] if self.settings.split_tasks else split.tasks
+        return split, list(tasks)
+
+    def model_arg(self) -> Path:
+        """The base model as the trl engine takes it: a packaged name (as a path that does not exist), a folder, or
+        the tiny model made once under the home."""
+        if self.settings.model == "tiny":
+            from models.checkpoints import tiny_checkpoint
+
+            return tiny_checkpoint(self.home / "models" / "smollm2-tiny-loop", layers=2, seed=0)
+        return Path(self.settings.model)
+
+    def model_source(self, model: Path) -> Any:
+        from train.engines.trl.model import resolve_model
+
+        return resolve_model(model, home=self.home)
+
+    # ------------------------------------------------------------------------------------------ stages
+
+    def build_dataset(self, stage: Stage) -> dict[str, Any]:
+        s = self.settings
+        if s.dataset is not None:
+            folder = Path(s.dataset).expanduser().resolve()
+        else:
+            folder = stage.dir / "edge"
+            self._edge(["graph", "build", "--run", str(stage.dir / "graph.duckdb"), "--seed", str(s.edge_seed),
+                        *(["--rounds", str(s.edge_rounds)] if s.edge_rounds else []),
+                        *(["--trials", str(s.edge_trials)] if s.edge_trials else []),
+                        *[f"--tool={t}" for t in s.edge_tools]])
+            self._edge(["synth", "--graph", str(stage.dir / "graph.duckdb"), "-n", str(s.edge_items),
+                        "--seed", str(s.edge_seed), "--out", str(folder)])
+            self._edge(["filter", str(folder), "--no-embeddings"])
+            self._edge(["export", str(folder)])
+        export = self._check_export(folder)
+        rows = sum(1 for _ in (folder / "sft.jsonl").open(encoding="utf-8"))
+        figures = {"folder": str(folder), "rows": rows, "bundle": export.get("bundle")}
+        (stage.dir / "dataset.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
+        return stage.finish(["dataset.json"], figures)
+
+    def _edge(self, args: list[str]) -> None:
+        """One ``kopa edge`` command, its episode limits the loop's (``KOPA_EPISODE``, as JSON)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KOPA_EPISODE__")}
+        env["KOPA_EPISODE"] = self.settings.limits.model_dump_json()
+        self.log("  kopa edge " + " ".join(args))
+        done = subprocess.run([sys.executable, "-m", "appliance", "edge", *args], env=env, capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+            raise LoopError(f"kopa edge {args[0]} failed (exit {done.returncode}): " + " | ".join(tail))
+
+    def _check_export(self, folder: Path) -> dict[str, Any]:
+        needed = ("sft.jsonl", "train.parquet", "export.json")
+        missing = [n for n in needed if not (folder / n).is_file()]
+        if not (folder / "kept.jsonl").is_file() and not (folder / "items.jsonl").is_file():
+            missing.append("kept.jsonl")
+        if missing:
+            raise LoopError(f"--dataset {folder}: {', '.join(missing)} missing; give a folder `kopa edge export` "
+                            "wrote")
+        export = json.loads((folder / "export.json").read_text(encoding="utf-8"))
+        wanted = self.settings.limits.model_dump(mode="json")
+        had = export.get("limits")
+        if had != wanted:
+            raise LoopError(f"--dataset {folder} was exported with episode limits {had}, the loop evaluates with "
+                            f"{wanted}: training rows and evaluated prompts would differ; export it with "
+                            "KOPA_EPISODE set to the loop's limits (JSON)")
+        return export
+
+    def training_items(self) -> list[Any]:
+        from edge.dataset.items_io import read_items
+
+        folder = self.dataset_dir()
+        return read_items(folder / "kept.jsonl" if (folder / "kept.jsonl").is_file() else folder / "items.jsonl")
+
+    def audit(self, stage: Stage) -> dict[str, Any]:
+        from edge.filter.split_audit import audit_split
+
+        split, _ = self.split()
+        result = audit_split(split, self.training_items())
+        (stage.dir / "audit.txt").write_text(result.table() + "\n", encoding="utf-8")
+        if not result.clean:
+            raise LoopError(f"the eval split {split.name} leaks into the training data:\n{result.table()}")
+        return stage.finish(["audit.txt"], {"split": split.name, "tasks": len(split.tasks), "clean": True,
+                                            "training_items": len(self.training_items())})
+
+    def evaluate(self, stage: Stage, model: Path | None) -> dict[str, Any]:
+        _, tasks = self.split()
+        s = self.settings
+        out = stage.dir / EPISODES
+
+        def progress(row: EpisodeFigures) -> None:
+            self.log(f"  {row.task_id} seed {row.seed}: passed {row.passed} Corr {row.corr:.2f} calls {row.calls} "
+                     f"({row.well_formed} well-formed)")
+
+        if model is None:
+            from bench.agents.listed_order import ListedOrderAgent
+
+            rows = evaluate_agent(ListedOrderAgent, tasks, seeds=s.seeds, limits=s.limits, out=out, home=self.home,
+                                  progress=progress)
+        else:
+            from train.engines.trl.model import load_for_inference
+
+            loaded, tokenizer = load_for_inference(self.model_source(model))
+            rows = evaluate_model(loaded, tokenizer, tasks, seeds=s.seeds, limits=s.limits, out=out, home=self.home,
+                                  max_new_tokens=s.max_new_tokens, progress=progress)
+        summary = summarize_model(EVALUATED[stage.name], rows)
+        figures = {k: v.mean for k, v in summary.figures.items()}
+        return stage.finish([EPISODES], {"episodes": len(rows), **figures})
+
+    def sft(self, stage: Stage) -> dict[str, Any]:
+        from train.engines.trl.sft import run_sft
+
+        s = self.settings
+        _, tasks = self.split()
+        probe = ProbeCallback(self, tasks[:s.probe_tasks], stage.dir / "probes")
+        run_sft(self.dataset_dir(), home=self.home, model=self.model_arg(), max_steps=s.sft_steps, seed=s.seed,
+                learning_rate=s.sft_learning_rate, max_length=s.max_length, run_dir=stage.dir, callbacks=[probe],
+                on_step=lambda line: self.log(f"  sft step {line.get('step')}: loss {line.get('loss')}"))
+        (stage.dir / "probes.json").write_text(json.dumps(probe.curve, indent=1), encoding="utf-8")
+        return stage.finish(["checkpoint", "metrics.jsonl", "probes.json"], {"steps": s.sft_steps})
+
+    def grpo(self, stage: Stage) -> dict[str, Any]:
+        from train.engines.trl.grpo import run_grpo
+
+        s = self.settings
+        run_grpo(self.dataset_dir(), home=self.home, model=self.run / "sft" / "checkpoint", max_steps=s.grpo_steps,
+                 num_generations=s.grpo_generations, seed=s.seed, learning_rate=s.grpo_learning_rate,
+                 limits=s.limits, max_new_tokens=s.max_new_tokens, cassettes=self.cassettes, run_dir=stage.dir,
+                 on_step=lambda line: self.log(f"  grpo step {line.get('step')}: reward {line.get('reward_mean')}"))
+        return stage.finish(["checkpoint", "metrics.jsonl"], {"steps": s.grpo_steps})
+
+    def report(self, stage: Stage) -> LoopReport:
+        report = self.build_report()
+        (stage.dir / "report.json").write_text(json.dumps(report.to_json(), indent=1, default=str), encoding="utf-8")
+        (stage.dir / "report.md").write_text(report.table() + "\n", encoding="utf-8")
+        (stage.dir / "report.html").write_text(report.html(), encoding="utf-8")
+        stage.finish(["report.json", "report.md", "report.html"])
+        return report
+
+    def build_report(self) -> LoopReport:
+        models = [summarize_model(label, read_episodes(self.run / name / EPISODES)) for name, label in EVALUATED.items()
+                  if (self.run / name / EPISODES).is_file()]
+        return LoopReport(models=models, settings=_dump_settings(self.settings),
+                          sft_steps=_lines(self.run / "sft" / "metrics.jsonl"),
+                          grpo_steps=_lines(self.run / "grpo" / "metrics.jsonl"),
+                          probes=json.loads((self.run / "sft" / "probes.json").read_text(encoding="utf-8"))
+                          if (self.run / "sft" / "probes.json").is_file() else [],
+                          stage_seconds=dict(self.times))
+
+
+def _input_errors() -> tuple[type[Exception], ...]:
+    """What the stages' parts raise for bad input (a dataset, a model, a split): one line each, no traceback."""
+    from bench.splits import SplitError
+    from edge.dataset.items_io import DatasetFileError
+    from train.engines.trl.grpo import GrpoError
+    from train.engines.trl.model import ModelInputError
+
+    return (SplitError, DatasetFileError, GrpoError, ModelInputError)
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+class ProbeCallback:
+    """A ``transformers`` trainer callback: the model being trained evaluated on the probe tasks (seed 0) before
+    the first step and every ``probe_every`` steps (and after the last); ``curve`` has a point per probe."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        from transformers import TrainerCallback
+
+        class _Probe(TrainerCallback):  # type: ignore[misc,valid-type]
+            def __init__(self, loop: Loop, tasks: list[Any], folder: Path):
+                self.loop, self.tasks, self.folder, self.curve = loop, tasks, folder, []
+                self.tokenizer = None
+
+            def probe(self, model: Any, step: int) -> None:
+                if any(p["step"] == step for p in self.curve):
+                    return
+                rows = evaluate_model(model, self.tokenizer, self.tasks, seeds=(0,), limits=self.loop.settings.limits,
+                                      out=self.folder / f"step-{step:05d}.jsonl", home=self.loop.home,
+                                      max_new_tokens=self.loop.settings.max_new_tokens)
+                summary = summarize_model(f"step {step}", rows)
+                point = {"step": step, "examples_seen": step,  # batch 1: one row per step
+                         "well-formed": summary.figures["well-formed"].mean, "Corr": summary.figures["Corr"].mean}
+                self.curve.append(point)
+                self.loop.log(f"  probe at step {step}: well-formed {point['well-formed']} Corr {point['Corr']}")
+
+            def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None,
+                               processing_class: Any = None, **kw: Any) -> None:
+                self.tokenizer = processing_class
+                self.probe(model, 0)
+
+            def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None, **kw: Any) -> None:
+                every = self.loop.settings.probe_every
+                if state.global_step % every == 0 or state.global_step >= state.max_steps:
+                    self.probe(model, state.global_step)
+
+        return _Probe(*args, **kwargs)
+
+
+def run_loop(settings: LoopSettings, *, run: Path, home: Path, cassettes: Path,
+             log: Log = print) -> LoopReport:
+    """Every stage not yet done, in order; the report (module doc).
+
+    Raises:
+        LoopError: bad settings or dataset, a corrupt stage, a leaking split, a failed EDGE command.
+    """
+    run = Path(run).expanduser().resolve()
+    _check_settings(run, settings)
+    loop = Loop(settings, run, Path(home).expanduser(), cassettes=Path(cassettes).expanduser(), log=log)
+    loop.stage("dataset", loop.build_dataset)
+    loop.stage("audit", loop.audit)
+    loop.stage("eval-listed", lambda st: loop.evaluate(st, None), keep=(EPISODES,))
+    loop.stage("eval-base", lambda st: loop.evaluate(st, loop.model_arg()), keep=(EPISODES,))
+    loop.stage("sft", loop.sft)
+    loop.stage("eval-sft", lambda st: loop.evaluate(st, run / "sft" / "checkpoint"), keep=(EPISODES,))
+    loop.stage("grpo", loop.grpo)
+    loop.stage("eval-grpo", lambda st: loop.evaluate(st, run / "grpo" / "checkpoint"), keep=(EPISODES,))
+    stage = Stage(run, "report")
+    stage.begin()
+    report = loop.report(stage)
+    log(f"[report] {stage.dir / 'report.md'}")
+    return report

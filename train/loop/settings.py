@@ -1,0 +1,67 @@
+"""What one ``kopa train loop`` run is made of: the model, the data, the split, the training and evaluation budgets.
+
+    settings = LoopSettings()                       # the measured loop (module defaults)
+    settings = LoopSettings.quick()                 # every stage on a handful of items with a tiny model (CI)
+
+The episode limits are the loop's own, shorter than the bench's (``LOOP_LIMITS``): tool descriptions cut to their
+first sentence, tool results to ~256 tokens, 8 turns. Training rows (EDGE's export, run with these limits) and the
+evaluated prompts are shaped by the same agent step, so the tuned model is evaluated on prompts like those it saw.
+A run folder keeps its settings (``loop.json``); continuing it with other settings is refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bench.limits import EpisodeLimits
+
+__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "LoopSettings"]
+
+LOOP_LIMITS = EpisodeLimits(max_turns=8, max_calls=16, max_tool_tokens=256, max_description_chars=80,
+                            episode_timeout_s=900.0)
+
+# --quick builds its EDGE data over these tools only (rest areas, bills, DART: a Phase A graph in seconds)
+QUICK_TOOLS = ("find_dart_corp_code", "get_dart_company_overview", "get_dart_single_company_key_accounts",
+               "search_dart_disclosures", "get_bill_detail", "get_bill_vote_results", "search_all_bills",
+               "get_rest_area_fuel_prices", "get_rest_area_oil_list", "list_rest_area_locations")
+
+
+class LoopSettings(BaseModel):
+    """One loop run's settings (module doc)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = Field("smollm2", description="the base model: smollm2, gemma3, tiny (a 2-layer random SmolLM2 "
+                                              "for checks) or a model folder")
+    dataset: Path | None = Field(None, description="an exported EDGE dataset folder; None: built by the loop")
+    edge_items: int = Field(300, ge=1, description="EDGE items to synthesize when the loop builds its data")
+    edge_seed: int = 0
+    edge_tools: tuple[str, ...] = Field((), description="build the Phase A graph over these tools only")
+    edge_rounds: int | None = Field(None, ge=1, description="Phase A rounds (None: the paper's)")
+    edge_trials: int | None = Field(None, ge=1, description="Phase A paths per round (None: the paper's)")
+    split: str = Field("eval-v1", description="the eval split (bench/tasks/splits)")
+    split_tasks: int | None = Field(None, ge=1, description="evaluate on the split's first N tasks only (--quick)")
+    seeds: tuple[int, ...] = Field((0, 1, 2), min_length=1, description="evaluation seeds (tool order, key tokens)")
+    sft_steps: int = Field(300, ge=1)
+    sft_learning_rate: float = Field(2e-4, gt=0)
+    max_length: int = Field(4096, ge=256, description="SFT rows are cut after their last assistant turn within it")
+    probe_tasks: int = Field(6, ge=1, description="split tasks of the SFT learning curve's probe (seed 0)")
+    probe_every: int = Field(100, ge=1, description="SFT steps between probes")
+    grpo_steps: int = Field(4, ge=1)
+    grpo_generations: int = Field(4, ge=2)
+    grpo_learning_rate: float = Field(1e-5, gt=0)
+    max_new_tokens: int = Field(256, ge=8, description="tokens per generation (evaluation and GRPO)")
+    seed: int = Field(0, description="training seed")
+    limits: EpisodeLimits = LOOP_LIMITS
+
+    @classmethod
+    def quick(cls, **overrides: object) -> LoopSettings:
+        """Every stage on a handful of items, with the tiny model: minutes on 2 cores (module doc)."""
+        base: dict[str, object] = {
+            "model": "tiny", "edge_items": 4, "edge_tools": QUICK_TOOLS, "edge_rounds": 2, "edge_trials": 16,
+            "split_tasks": 2, "seeds": (0, 1), "sft_steps": 1, "max_length": 8192, "probe_tasks": 1,
+            "probe_every": 1, "grpo_steps": 1, "grpo_generations": 2, "max_new_tokens": 16,
+            "limits": LOOP_LIMITS.model_copy(update={"max_turns": 2, "max_description_chars": 0})}
+        return cls(**{**base, **overrides})
