@@ -453,6 +453,8 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
          model: Annotated[str | None, typer.Option(help="base model: smollm2, gemma3 or a model folder")] = None,
          dataset: Annotated[Path | None, typer.Option(help="an exported EDGE dataset folder (exported with the "
                                                            "loop's episode limits); default: built by the loop")] = None,
+         graph: Annotated[Path | None, typer.Option(help="synthesize from this Phase A run (kopa edge graph build) "
+                                                         "instead of building one")] = None,
          items: Annotated[int | None, typer.Option(min=1, help="EDGE items the loop synthesizes")] = None,
          seeds: Annotated[str | None, typer.Option(help="evaluation seeds, comma-separated (default 0,1,2)")] = None,
          sft_steps: Annotated[int | None, typer.Option(min=1)] = None,
@@ -470,7 +472,8 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
     from train.loop import LoopError, LoopSettings, run_loop
 
     settings = KopaSettings()
-    overrides: dict[str, Any] = {k: v for k, v in {"model": model, "dataset": dataset, "edge_items": items,
+    overrides: dict[str, Any] = {k: v for k, v in {"model": model, "dataset": dataset, "edge_graph": graph,
+                                                   "edge_items": items,
                                                    "sft_steps": sft_steps, "grpo_steps": grpo_steps,
                                                    "split": split}.items() if v is not None}
     try:

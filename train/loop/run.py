@@ -5,7 +5,8 @@
 The stages, each in its own folder of the run (``train.loop.stages``: skipped when done, refused when corrupt):
 
 1. ``dataset``  the EDGE dataset: ``--dataset DIR`` (checked: exported with the loop's episode limits) or built here
-                by ``kopa edge graph build | synth | filter | export`` under the loop's limits;
+                by ``kopa edge graph build | synth | filter | export`` under the loop's limits (``--graph RUN``:
+                synthesize from an existing Phase A run);
 2. ``audit``    the eval split against the training items (``edge.filter.split_audit``): a leak stops the loop;
 3. ``eval-listed`` the "call the listed tools in order" baseline (``bench.agents.listed_order``): what following the
                 tool list alone earns, so anyone can see the list gives no answer away;
@@ -130,11 +131,15 @@ class Loop:
             folder = Path(s.dataset).expanduser().resolve()
         else:
             folder = stage.dir / "edge"
-            self._edge(["graph", "build", "--run", str(stage.dir / "graph.duckdb"), "--seed", str(s.edge_seed),
-                        *(["--rounds", str(s.edge_rounds)] if s.edge_rounds else []),
-                        *(["--trials", str(s.edge_trials)] if s.edge_trials else []),
-                        *[f"--tool={t}" for t in s.edge_tools]])
-            self._edge(["synth", "--graph", str(stage.dir / "graph.duckdb"), "-n", str(s.edge_items),
+            graph = Path(s.edge_graph).expanduser().resolve() if s.edge_graph else stage.dir / "graph.duckdb"
+            if s.edge_graph is None:
+                self._edge(["graph", "build", "--run", str(graph), "--seed", str(s.edge_seed),
+                            *(["--rounds", str(s.edge_rounds)] if s.edge_rounds else []),
+                            *(["--trials", str(s.edge_trials)] if s.edge_trials else []),
+                            *[f"--tool={t}" for t in s.edge_tools]])
+            elif not graph.is_file():
+                raise LoopError(f"--graph {graph}: no such Phase A run file (kopa edge graph build --run FILE)")
+            self._edge(["synth", "--graph", str(graph), "-n", str(s.edge_items),
                         "--seed", str(s.edge_seed), "--out", str(folder)])
             self._edge(["filter", str(folder), "--no-embeddings"])
             self._edge(["export", str(folder)])

@@ -33,9 +33,11 @@ class LoopSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: str = Field("smollm2", description="the base model: smollm2, gemma3, tiny (a 2-layer random SmolLM2 "
+    model: str = Field("gemma3", description="the base model: smollm2, gemma3, tiny (a 2-layer random SmolLM2 "
                                               "for checks) or a model folder")
     dataset: Path | None = Field(None, description="an exported EDGE dataset folder; None: built by the loop")
+    edge_graph: Path | None = Field(None, description="an existing Phase A run (kopa edge graph build) to synthesize "
+                                                      "from; None: the loop builds one")
     edge_items: int = Field(300, ge=1, description="EDGE items to synthesize when the loop builds its data")
     edge_seed: int = 0
     edge_tools: tuple[str, ...] = Field((), description="build the Phase A graph over these tools only")
@@ -44,15 +46,15 @@ class LoopSettings(BaseModel):
     split: str = Field("eval-v1", description="the eval split (bench/tasks/splits)")
     split_tasks: int | None = Field(None, ge=1, description="evaluate on the split's first N tasks only (--quick)")
     seeds: tuple[int, ...] = Field((0, 1, 2), min_length=1, description="evaluation seeds (tool order, key tokens)")
-    sft_steps: int = Field(300, ge=1)
+    sft_steps: int = Field(30, ge=1)
     sft_learning_rate: float = Field(2e-4, gt=0)
     max_length: int = Field(4096, ge=256, description="SFT rows are cut after their last assistant turn within it")
-    probe_tasks: int = Field(6, ge=1, description="split tasks of the SFT learning curve's probe (seed 0)")
-    probe_every: int = Field(100, ge=1, description="SFT steps between probes")
-    grpo_steps: int = Field(4, ge=1)
-    grpo_generations: int = Field(4, ge=2)
+    probe_tasks: int = Field(4, ge=1, description="split tasks of the SFT learning curve's probe (seed 0)")
+    probe_every: int = Field(10, ge=1, description="SFT steps between probes")
+    grpo_steps: int = Field(2, ge=1)
+    grpo_generations: int = Field(2, ge=2)
     grpo_learning_rate: float = Field(1e-5, gt=0)
-    max_new_tokens: int = Field(256, ge=8, description="tokens per generation (evaluation and GRPO)")
+    max_new_tokens: int = Field(128, ge=8, description="tokens per generation (evaluation and GRPO)")
     seed: int = Field(0, description="training seed")
     limits: EpisodeLimits = LOOP_LIMITS
 
