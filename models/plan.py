@@ -11,17 +11,19 @@ in ``PLANNERS`` order and takes the first that accepts; the reason it gives is w
 A named backend that refuses is an error with its reason and fix; when every backend refuses, the error lists
 each one's reason.
 
+llama.cpp serves with the model's own tool-carrying chat template (``models.llama_cpp.CHAT_FORMATS``, run by
+``python -m models.llama_cpp``), the one it is trained with: the packaged SmolLM2 (``--agent local``) with
+``kopa-hermes-chatml`` (``models.templates.HERMES_CHATML``). Calls come back as ``<tool_call>`` text in the
+content, which the agent's reader (``models.toolcalls``) takes out, and tool results go back as ``tool`` messages,
+which the template renders as ``<tool_response>``; the agent defaults are ``LOCAL_DEFAULTS`` (small replies and
+tool results for an 8K context, greedy, schemas without prose).
+
 A trained LoRA checkpoint (``kopa-checkpoint.json`` kind ``lora``, the trl engine's ``<run>/checkpoint``) is the
 llama.cpp backend's other input: ``plan_lora_checkpoint`` converts its adapter once (``models.lora_gguf``,
-``<checkpoint>/adapter.gguf``) and serves it over the unchanged base GGUF (``--lora_path``); vLLM refuses it.
-The server renders requests with ``models.templates.HERMES_CHATML``, the template the checkpoint was trained with
-(the ``kopa-hermes-chatml`` chat format that ``python -m models.llama_cpp`` registers), not with
-``chatml-function-calling``: that format shows the tools and results in its own layout (``functions.NAME:``, results
-as user turns), which a model fine-tuned on hermes turns has never seen. Calls come back as ``<tool_call>`` text in
-the content, which the agent's reader (``models.toolcalls``) takes out; so the agent defaults are
-``LOCAL_DEFAULTS`` (small replies and tool results for an 8K context, greedy, bounded arguments, schemas without
-prose) with tool results sent as ``tool`` messages, which the template renders as ``<tool_response>`` as in
-training, and no retry without tools (a quirk of the grammar format).
+``<checkpoint>/adapter.gguf``) and serves it over the unchanged base GGUF it names (``--lora_path``: the packaged
+SmolLM2's, or the assembled Gemma 3 270M's, ``models.gemma``) with the chat format named after the template the
+checkpoint records (``kopa-hermes-chatml`` or ``kopa-hermes-gemma``; none recorded: ChatML). A checkpoint trained
+with another template is refused. vLLM refuses a LoRA checkpoint.
 
 Adding a backend is one function and one entry. A trained checkpoint (a Hugging Face folder) on a CPU machine,
 for instance: ``plan_hf_cpu(request, machine)`` refuses what is not a model folder (``config.json``) and
@@ -39,7 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .llama_cpp import (
-    HERMES_CHAT_FORMAT,
+    CHAT_FORMATS,
     INSTALL_HINT,
     LOCAL_DEFAULTS,
     LOCAL_MODEL_ALIAS,
@@ -56,9 +58,8 @@ from .vllm import DEFAULT_SERVED_NAME, OFFLINE_ENV, cuda_available, vllm_command
 __all__ = ["BACKENDS", "CHECKPOINT_DEFAULTS", "PLANNERS", "BackendUnsuitable", "Machine", "PlanRequest",
            "check_model_path", "plan_llama_cpp", "plan_lora_checkpoint", "plan_model_server", "plan_vllm"]
 
-# The agent settings for a LoRA checkpoint on llama.cpp with the hermes template (module doc).
-CHECKPOINT_DEFAULTS: dict[str, object] = {**LOCAL_DEFAULTS, "tool_result_role": "tool",
-                                          "retry_empty_without_tools": False}
+# The agent settings for a LoRA checkpoint on llama.cpp: those of the packaged model, served the same way.
+CHECKPOINT_DEFAULTS: dict[str, object] = dict(LOCAL_DEFAULTS)
 
 
 @dataclass(frozen=True)
@@ -144,23 +145,25 @@ def plan_llama_cpp(request: PlanRequest, machine: Machine) -> ServerPlan:
 
 def plan_lora_checkpoint(request: PlanRequest, machine: Machine) -> ServerPlan:
     """A trained LoRA checkpoint on llama.cpp: its adapter as a GGUF (converted here, once) over the base GGUF the
-    checkpoint names, the hermes chat format, ``CHECKPOINT_DEFAULTS``; served as the run's name (module doc).
+    checkpoint names, the chat format of its template, ``CHECKPOINT_DEFAULTS``; served as the run's name (module doc).
 
     Raises:
-        ModelServerError: the checkpoint is broken (no base GGUF, an adapter llama.cpp cannot carry): one line.
+        ModelServerError: the checkpoint is broken (no base GGUF, an adapter llama.cpp cannot carry) or was trained
+            with a template that has no chat format here: one line.
     """
     if not request.is_lora_checkpoint:
         raise BackendUnsuitable(f"{request.model or 'the packaged GGUF'} is not a LoRA checkpoint folder",
                                 f"give a folder with {CHECKPOINT_INFO} of kind lora")
     assert request.model is not None
     checkpoint = read_checkpoint(request.model)
-    if checkpoint.template not in (None, TEMPLATE_NAME):
-        raise ModelServerError(f"{checkpoint.folder} was trained with the chat template {checkpoint.template!r}; "
-                               f"llama.cpp serves checkpoints with {TEMPLATE_NAME!r} only")
+    chat_format = checkpoint.template or TEMPLATE_NAME
+    if chat_format not in CHAT_FORMATS:
+        raise ModelServerError(f"{checkpoint.folder} was trained with the chat template {chat_format!r}, which "
+                               f"llama.cpp does not serve; it serves {', '.join(map(repr, CHAT_FORMATS))}")
     adapter = adapter_to_gguf(checkpoint.folder)
     name = request.served_name or checkpoint.name
     command = llama_cpp_command(checkpoint.base_gguf, host=request.host, port=request.port, served_name=name,
-                                n_threads=request.n_threads, chat_format=HERMES_CHAT_FORMAT,
+                                n_threads=request.n_threads, chat_format=chat_format,
                                 lora_path=adapter) + list(request.extra_args)
     return ServerPlan("llama.cpp", tuple(command), OFFLINE_ENV, request.host, request.port, name, "/v1/models",
                       reason="a LoRA checkpoint", agent_defaults=dict(CHECKPOINT_DEFAULTS), context_tokens=N_CTX,

@@ -10,19 +10,15 @@ llama.cpp plan of ``models.plan`` (the packaged GGUF, ``models.llama_cpp.LOCAL_D
 adds the agent configuration. A 135M model rarely solves a task; it is here so that the whole path — a real
 model choosing tools through an OpenAI-compatible server — runs anywhere, and a near-zero score is expected.
 
-How tools reach the model: llama-cpp-python's ``chatml-function-calling`` chat format (SmolLM2 speaks
-ChatML). It lists each tool's parameter schema in the system message (the function's description is not
-shown) and lets a grammar choose between ``functions.<name>:`` followed by schema-constrained JSON
-arguments, or a plain message; the GGUF's own template never yields tool calls unless one tool is forced.
-Its quirks (0.3.36), worked around on the agent side: it does not render ``tool`` messages, so results go
-back as user messages; its plain-message branch can only emit a tool name or nothing, so an empty reply is
-asked again without tools, which renders the whole conversation as ChatML and lets the model write its
-answer; while writing arguments it ignores ``max_tokens`` (bounded by ``max_argument_chars``); its template
-HTML-escapes message text (``"`` becomes ``&#34;``); and it renders the schemas with ``tojson``, which writes
-every Hangul syllable as a ``\\uXXXX`` escape, about four tokens each. So the local defaults send the schemas
-without their descriptions (``schema_prose=False``, ``bench.agents.openai_agent.lean_tool``): names, types, enums
-and ``required`` stay, and the prompt is a fraction of the size — for ``--agent local`` and the agent endpoint
-over the local model alike — what decides whether a 135M model on a busy CPU plays its turns in time at all.
+How tools reach the model: the ``kopa-hermes-chatml`` chat format that ``python -m models.llama_cpp`` registers,
+``models.templates.HERMES_CHATML``, the template SmolLM2 is trained with here (one template for training,
+``--agent local`` and serving). The tools are listed as JSON in the system turn, tool results go back as ``tool``
+messages rendered as ``<tool_response>`` blocks, and the model writes its calls as ``<tool_call>`` JSON in its
+text, which the agent step reads with ``models.toolcalls``; ``max_tokens`` bounds every reply. The local defaults
+send the schemas without their descriptions (``schema_prose=False``, ``bench.agents.openai_agent.lean_tool``):
+names, types, enums and ``required`` stay. SmolLM2 spends 2-3 tokens on each Hangul syllable, so the prose would
+take most of an 8K context — for ``--agent local`` and the agent endpoint over the local model alike — and decides
+whether a 135M model on a busy CPU plays its turns in time at all.
 """
 
 from __future__ import annotations

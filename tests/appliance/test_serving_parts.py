@@ -19,7 +19,7 @@ def test_kopa_agent_serve_prints_its_plan_without_starting_anything():
     plan = json.loads(result.output)
     assert (plan["backend"], plan["reason"], plan["base_url"]) == ("llama.cpp", "asked for",
                                                                   "http://127.0.0.1:8123/v1")
-    assert plan["command"][plan["command"].index("--chat_format") + 1] == "chatml-function-calling"
+    assert plan["command"][plan["command"].index("--chat_format") + 1] == "kopa-hermes-chatml"
 
 
 def test_the_dockerfile_installs_offline_as_a_non_root_user_with_a_healthcheck():

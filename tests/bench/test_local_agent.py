@@ -1,4 +1,4 @@
-"""The local model's prompt: tool schemas without prose (the chat format shows them as \\u-escaped JSON), for the
+"""The local model's prompt: tool schemas without prose (SmolLM2 spends 2-3 tokens on each Hangul syllable), for the
 ``local`` agent and the agent endpoint over the local model alike."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_lean_tools_keep_names_types_enums_and_required_and_drop_the_prose():
         "STATION_NM": {"type": "string"}, "description": {"type": "string"},
         "LINE": {"type": "string", "enum": ["1", "2"]}, "pages": {"type": "array", "items": {"type": "integer"}},
         "any": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
-    # the chat format renders parameters with tojson (ASCII): each Hangul syllable costs a \\uXXXX escape
+    # no prose is left: no Hangul and no \\uXXXX escape of it, a fraction of the size
     rendered = json.dumps(lean["function"]["parameters"])
     assert "\\u" not in rendered and 1.5 * len(rendered) < len(json.dumps(TOOL["function"]["parameters"]))
     assert TOOL["function"]["parameters"]["properties"]["STATION_NM"]["description"] == "역 이름"  # not changed

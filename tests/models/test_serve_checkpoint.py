@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from appliance.agent_cli import agent_app
 from models.errors import ModelServerError
-from models.llama_cpp import HERMES_CHAT_FORMAT, smollm2_gguf
+from models.llama_cpp import HERMES_CHAT_FORMAT, LOCAL_DEFAULTS, smollm2_gguf
 from models.lora_gguf import ADAPTER_GGUF, adapter_to_gguf, read_checkpoint
 from models.plan import CHECKPOINT_DEFAULTS, check_model_path, plan_model_server
 from models.server import ModelServer
@@ -187,15 +187,16 @@ def test_the_plan_serves_the_adapter_over_the_base_gguf_with_the_hermes_template
     assert command[command.index("--model") + 1] == str(smollm2_gguf())
     assert command[command.index("--lora_path") + 1] == str(checkpoint / ADAPTER_GGUF)
     assert command[command.index("--chat_format") + 1] == HERMES_CHAT_FORMAT
-    assert dict(plan.agent_defaults) == CHECKPOINT_DEFAULTS and plan.agent_defaults["tool_result_role"] == "tool"
+    assert dict(plan.agent_defaults) == CHECKPOINT_DEFAULTS == LOCAL_DEFAULTS  # served as the packaged model is
     assert plan_model_server(str(checkpoint), backend="llama.cpp", port=8010).reason == "asked for"
 
 
 def test_a_checkpoint_trained_with_another_template_is_not_served_with_this_one(checkpoint, tmp_path):
     folder = _copy(checkpoint, tmp_path, template="qwen3-chatml")
-    with pytest.raises(ModelServerError, match="trained with the chat template 'qwen3-chatml'; llama.cpp serves "
-                                               "checkpoints with 'kopa-hermes-chatml' only"):
+    with pytest.raises(ModelServerError) as caught:
         plan_model_server(str(folder), port=8011)
+    assert str(caught.value) == (f"{folder} was trained with the chat template 'qwen3-chatml', which llama.cpp does "
+                                 "not serve; it serves 'kopa-hermes-chatml', 'kopa-hermes-gemma'")
 
 
 @pytest.fixture(scope="module")

