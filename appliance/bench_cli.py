@@ -96,12 +96,14 @@ def run(
                                                    "KOPA_MODELS__AGENT__MODEL)")] = None,
     mode: Annotated[str, typer.Option(help="replay (strict) | replay-or-record (with --upstream sandbox: the "
                                            "coverage pass, misses recorded into a new bundle version)")] = "replay",
+    strict_catalog: Annotated[bool, typer.Option("--strict-catalog", help="refuse to start when the tasks' bundle "
+                                                 "pins another tool catalog than this one (exit 2)")] = False,
 ) -> None:
     """Run every (task, seed, rollout) episode and print pass@1, pass@k and Action."""
     result = run_agent(BenchRunOptions(
         agent=agent, tasks=tasks, rollouts=rollouts, seeds=tuple(parse_seeds(seeds)), concurrency=concurrency,
         run_dir=run_dir, upstream=upstream, resume=resume, cassettes=cassettes, per_domain=per_domain,
-        max_turns=max_turns, base_url=base_url, model=model, mode=mode))
+        max_turns=max_turns, base_url=base_url, model=model, mode=mode, strict_catalog=strict_catalog))
     _print_summary(result)
     _print_coverage(result.out_dir)
 
@@ -198,8 +200,11 @@ async def _run(settings: KopaSettings, options: BenchRunOptions, tasks: list, ta
             gateway = open_bench_gateway(
                 bundle, upstream=options.upstream, home=settings.home_dir, cassettes=folder,
                 seed=settings.sandbox.seed, world_version=settings.sandbox.world, scale=settings.sandbox.scale,
-                key_file=settings.gateway.key_file, stats_file=out_dir / REPLAY_STATS_FILE)
+                key_file=settings.gateway.key_file, stats_file=out_dir / REPLAY_STATS_FILE,
+                strict_catalog=options.strict_catalog)
             stack.push_async_callback(gateway.aclose)
+        if gateway.catalog_notice:
+            err.print(escape(("warning: " if gateway.catalog_diff else "notice: ") + gateway.catalog_notice))
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[passed]} passed"), TimeElapsedColumn(), console=err) as bar:
             job = bar.add_task(f"{options.agent} on {tasks_file.name}", total=None, passed=0)

@@ -299,7 +299,12 @@ def drift(
     if live_sample is not None:
         if old is None or new is not None:
             raise typer.BadParameter("--live-sample N takes exactly one bundle: kopa drift --live-sample N BUNDLE")
-        report = asyncio.run(_live_sample(store.open(old), live_sample, seed, upstream, world, reader))
+        from mcp_gateway.catalog import load_catalog
+        from recorder.drift import catalog_section
+
+        bundle = store.open(old)
+        report = asyncio.run(_live_sample(bundle, live_sample, seed, upstream, world, reader))
+        report.catalog = catalog_section(bundle.catalog_pin(), load_catalog().pin())  # the catalog served now
     else:
         if old is None or new is None:
             raise typer.BadParameter("give two bundles (kopa drift OLD NEW) or --live-sample N BUNDLE")

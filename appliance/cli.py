@@ -6,7 +6,7 @@
     kopa sandbox changelog                           world v1 → v2 differences (JSON)
     kopa tools stats [--json]                        tool counts per platform and domain
     kopa serve [--upstream sandbox|live|replay] [--mode live|record|replay|replay-or-record] [--bundle REF]
-               [--profile chat|bench] [--stdio] [--host H --port N]
+               [--profile chat|bench] [--stdio] [--host H --port N] [--strict-catalog]
     kopa record …, kopa cassettes …, kopa drift …   the recorder (see cassettes_cli.py)
     kopa bench run --agent A --tasks FILE …          KOPA-Bench episodes, replayed (see bench_cli.py)
     kopa bench report RUN | compare RUN_A RUN_B | list    reports, comparisons, recorded runs
@@ -204,6 +204,9 @@ def serve(
     stdio: Annotated[bool, typer.Option("--stdio", help="serve MCP over stdin/stdout instead of HTTP")] = False,
     host: Annotated[str | None, typer.Option(help="interface to listen on")] = None,
     port: Annotated[int | None, typer.Option(help="TCP port", min=1, max=65535)] = None,
+    strict_catalog: Annotated[bool | None, typer.Option(
+        "--strict-catalog", help="replay: refuse to start when the bundle pins another tool catalog (exit 2)")]
+    = None,
 ) -> None:
     """Serve every tool over MCP (streamable HTTP at /mcp, virtual servers at /mcp/<set>, or stdio)."""
     from mcp_gateway.gateway import UPSTREAMS
@@ -212,7 +215,8 @@ def serve(
     overrides = {k: v for k, v in {"upstream": upstream, "profile": profile, "host": host, "port": port}.items()
                  if v is not None}
     gateway = settings.gateway.model_copy(update=overrides)
-    recorder = settings.recorder.model_copy(update={k: v for k, v in {"mode": mode, "bundle": bundle}.items()
+    recorder = settings.recorder.model_copy(update={k: v for k, v in {"mode": mode, "bundle": bundle,
+                                                                      "strict_catalog": strict_catalog}.items()
                                                     if v is not None})
     # Options are checked before the server stack is imported (~2 s): a mistake is answered at once.
     if gateway.upstream not in UPSTREAMS:

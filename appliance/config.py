@@ -86,6 +86,9 @@ class RecorderSettings(BaseModel):
     cassettes: Path | None = Field(None, description="folder of cassette bundles; default <home>/cassettes")
     mode: str = Field("live", description="live | record | replay | replay-or-record (the gateway's transport)")
     bundle: str | None = Field(None, description="bundle NAME or NAME@VERSION to record into or replay from")
+    strict_catalog: bool = Field(False, description=(
+        "replay: refuse to start when the bundle pins another tool catalog than this gateway serves (else one "
+        "warning names the tools added, removed and changed)"))
 
     @field_validator("mode")
     @classmethod

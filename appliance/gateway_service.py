@@ -24,7 +24,10 @@ def serve_gateway(settings: KopaSettings, gateway: GatewaySettings, recorder: Re
                           profile=gateway.profile, home=settings.home_dir, key_file=gateway.key_file, mode=recorder.mode,
                           cassettes=settings.cassettes_dir, bundle=recorder.bundle,
                           stats_file=_stats_file(settings, recorder), input_limits=gateway.limits,
-                          resume_recording=True)  # a crashed `kopa serve --mode record` continues where it stopped
+                          resume_recording=True,  # a crashed `kopa serve --mode record` continues where it stopped
+                          strict_catalog=recorder.strict_catalog)
+    if opened.catalog_notice:
+        log(f"warning: {opened.catalog_notice}" if opened.catalog_diff else f"notice: {opened.catalog_notice}")
     if stdio:
         asyncio.run(_stdio(opened))
         return

@@ -58,6 +58,8 @@ class BenchRunOptions:
     """the model name at ``base_url``, over the agent profile's"""
     mode: str = "replay"
     """replay (strict) | replay-or-record (with the sandbox upstream: misses recorded into a new bundle version)"""
+    strict_catalog: bool = False
+    """refuse to start when the tasks' bundle pins another tool catalog than the running one (else: one warning)"""
 
     def __post_init__(self) -> None:
         """Raises: ValueError: a bad value; one line naming the option, the value and what would do."""

@@ -76,6 +76,8 @@ class RunConfig:
     n_tasks: int
     upstream_source: str = ""  # the replayed bundle version, the sandbox world (version, seed, scale, hash), or live
     judge: str | None = None  # the LLM judge's model when RESPONSE may fall back to it, else None
+    catalog: str | None = None  # the version of the tool catalog the agent was shown (``Catalog.version``)
+    bundle_catalog: str | None = None  # the catalog the replayed bundle pins (None: none pinned, or no replay)
 
     def must_match(self, earlier: dict[str, Any], where: Path) -> None:
         """Refuse to resume a run directory written for another agent, task set, bundle or upstream."""
@@ -83,6 +85,10 @@ class RunConfig:
             if earlier.get(name) != getattr(self, name):
                 raise ValueError(f"{where} was written by a run with {name}={earlier.get(name)!r}, not "
                                  f"{getattr(self, name)!r}; choose another run directory (or resume=False on a fresh one)")
+        if earlier.get("catalog") not in (None, self.catalog):  # a run from before catalogs were recorded resumes
+            raise ValueError(f"{where} was written by a run shown tool catalog {earlier['catalog']}, this gateway "
+                             f"serves catalog {self.catalog}: its episodes would mix two catalogs; choose another "
+                             f"run directory")
 
 
 @dataclass
@@ -120,17 +126,19 @@ def run_bundle(tasks: Sequence[Task]) -> str:
 
 def open_bench_gateway(bundle: str, *, upstream: str = "replay", home: Path | None = None,
                        cassettes: Path | None = None, seed: int | None = None, world_version: str = "v1",
-                       scale: float = 1.0, key_file: Path | None = None, stats_file: Path | None = None) -> Gateway:
+                       scale: float = 1.0, key_file: Path | None = None, stats_file: Path | None = None,
+                       strict_catalog: bool = False) -> Gateway:
     """A bench-profile gateway: strict replay of ``bundle``, or (asked for) the sandbox or live upstream.
 
     Raises:
         ValueError: an unknown upstream; mcp_gateway / recorder errors when the bundle is not there.
+        CatalogMismatchError: ``strict_catalog`` and the bundle pins another tool catalog than the running one.
     """
     if upstream not in UPSTREAMS:
         raise ValueError(f"unknown upstream {upstream!r}; choose one of {', '.join(UPSTREAMS)}")
     if upstream == "replay":
         return open_gateway(upstream="replay", mode="replay", profile="bench", bundle=bundle, home=home,
-                            cassettes=cassettes, stats_file=stats_file)
+                            cassettes=cassettes, stats_file=stats_file, strict_catalog=strict_catalog)
     in_process = None
     if upstream == "sandbox":  # a run against the world itself, unrecorded: this is where it starts
         in_process = InProcessSandbox(home or DEFAULT_HOME, seed=DEFAULT_SEED if seed is None else seed,
@@ -182,7 +190,8 @@ async def run_benchmark(tasks: Sequence[Task], agent: Agent | Callable[[], Agent
         tasks_file=str(tasks_file) if tasks_file is not None else None,
         tasks_sha256=hashlib.sha256(Path(tasks_file).read_bytes()).hexdigest() if tasks_file is not None else None,
         n_tasks=len(tasks), upstream_source=gateway.describe_upstream(),
-        judge=judge.model if judge is not None and judge.enabled else None)
+        judge=judge.model if judge is not None and judge.enabled else None, catalog=gateway.catalog.version,
+        bundle_catalog=None if gateway.catalog_diff is None else gateway.catalog_diff.recorded)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     episodes_path, run_path = out_dir / EPISODES_FILE, out_dir / RUN_FILE

@@ -23,7 +23,18 @@ from typing import Any, Protocol
 import httpx
 
 from public_apis import PLATFORM_IDS
-from recorder import Bundle, BundleRef, CassetteStore, Mode, RecorderTransport, Recording, Routes
+from recorder import (
+    Bundle,
+    BundleRef,
+    CassetteStore,
+    CatalogDiff,
+    CatalogMismatchError,
+    Mode,
+    RecorderTransport,
+    Recording,
+    Routes,
+    diff_catalogs,
+)
 
 from .catalog import Catalog, load_catalog
 from .clients import ClientSet, Limits, PlatformURLs, SecretStore
@@ -76,6 +87,8 @@ class Gateway:
     replaying: Bundle | None = None
     committed: BundleRef | None = None
     stats_file: Path | None = None  # where a replay run's hits and misses are written on close
+    catalog_diff: CatalogDiff | None = None  # replay: the bundle's pinned catalog against this one (None: no pin)
+    catalog_notice: str | None = None  # replay: the one line to show about the catalog (None: the same catalog)
 
     def commit(self, *, compress: bool = False) -> BundleRef | None:
         """Write what was recorded as a new bundle version (None when nothing was recorded).
@@ -119,7 +132,8 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
                  home: Path | None = None, key_file: Path | None = None, catalog: Catalog | None = None, mode: str = "live",
                  cassettes: Path | None = None, bundle: str | None = None, inherit: bool = True,
                  stats_file: Path | None = None, record_stamp: str | None = None,
-                 input_limits: InputLimits = DEFAULT_LIMITS, resume_recording: bool = False) -> Gateway:
+                 input_limits: InputLimits = DEFAULT_LIMITS, resume_recording: bool = False,
+                 strict_catalog: bool = False) -> Gateway:
     """Build the runtime for ``upstream`` (sandbox | live | replay) in recorder ``mode``.
 
     ``sandbox``: the in-process upstream that ``upstream="sandbox"`` talks to (required there unless
@@ -133,6 +147,14 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
     (and zero timings) for what is recorded, so a deterministic upstream records the same bundle version twice.
     ``input_limits``: the input limits the runtime enforces on every call (``mcp_gateway.limits``).
     ``resume_recording``: continue the bundle's interrupted recording, if a crash left one (record modes).
+
+    A recording pins ``catalog`` in the version it seals; a replay compares the bundle's pinned catalog with
+    ``catalog``: the gateway's ``catalog_notice`` then says what differs (or that the bundle pins none), for the
+    caller to show once. ``strict_catalog``: a difference refuses to open instead.
+
+    Raises:
+        GatewayConfigError: an unknown upstream or mode, or a mode without its bundle or upstream.
+        CatalogMismatchError: ``strict_catalog`` and the replayed bundle pins another catalog.
     """
     if upstream not in UPSTREAMS:
         raise GatewayConfigError(f"unknown upstream {upstream!r}; choose one of {', '.join(UPSTREAMS)}")
@@ -173,11 +195,43 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
             mode_ = Mode.RECORD  # nothing recorded yet under this name: everything is a miss
         if mode_.records:
             recording = store.recording(name, inherit=inherit, keys={p: secrets.key(p) for p in secrets.platforms()},
-                                        stamp=record_stamp, resume=resume_recording)
+                                        stamp=record_stamp, resume=resume_recording, catalog=catalog.pin())
         transport = RecorderTransport(mode_, routes=Routes.from_bases(urls.bases), inner=inner,
                                       recording=recording, replay=replaying, source=source)
+    try:
+        catalog_diff, catalog_notice = check_catalog(replaying, catalog, strict=strict_catalog)
+    except CatalogMismatchError:
+        if recording is not None:
+            recording.close()
+        if sandbox is not None:
+            sandbox.close()
+        raise
     clients = ClientSet(urls, transport=transport, secrets=secrets, limits=limits)
     return Gateway(ToolRuntime(catalog, clients, secrets, profile, limits=input_limits), clients, catalog, upstream,
                    sandbox, mode_,
                    recording, transport if isinstance(transport, RecorderTransport) else None, replaying,
-                   stats_file=stats_file)
+                   stats_file=stats_file, catalog_diff=catalog_diff, catalog_notice=catalog_notice)
+
+
+def check_catalog(bundle: Bundle | None, catalog: Catalog, *, strict: bool = False) -> tuple[CatalogDiff | None,
+                                                                                               str | None]:
+    """The replayed ``bundle``'s pinned catalog against ``catalog``: the difference (None when the bundle pins none)
+    and the notice to show (None when they are the same).
+
+    Raises:
+        CatalogMismatchError: ``strict`` and the catalogs differ (the message names every change).
+    """
+    if bundle is None:
+        return None, None
+    ref = f"{bundle.manifest.name}@{bundle.manifest.version}"
+    pinned = bundle.catalog_pin()
+    if pinned is None:
+        return None, (f"bundle {ref} pins no tool catalog (recorded before catalogs were pinned): replayed as "
+                      f"before, against this gateway's catalog {catalog.version}, unchecked")
+    diff = diff_catalogs(pinned, catalog.pin())
+    if not diff:
+        return diff, None
+    if strict:
+        raise CatalogMismatchError(diff.message(ref).replace(
+            "(--strict-catalog refuses to start on a difference)", "(refused: --strict-catalog)"))
+    return diff, diff.message(ref)

@@ -1,13 +1,15 @@
 """recorder: record/replay transport, cassette bundles, drift reports and the sandbox upstream."""
 
 from .cassette import Bundle, BundleRef, CassetteStore, CorruptBundleError, Interaction, Origin, Recording
+from .catalog_pin import CatalogDiff, CatalogMismatchError, CatalogPin, ToolChange, diff_catalogs
 from .fingerprint import MASK, RequestKey, request_key
 from .redaction import KeyScanner, SecretLeakError
 from .routes import Route, Routes, UnknownRouteError
 from .transport import Mode, RecorderTransport, ReplayMiss, ReplayStats
 
 __all__ = [
-    "MASK", "Bundle", "BundleRef", "CassetteStore", "CorruptBundleError", "Interaction", "KeyScanner", "Mode",
+    "MASK", "Bundle", "BundleRef", "CassetteStore", "CatalogDiff", "CatalogMismatchError", "CatalogPin",
+    "CorruptBundleError", "Interaction", "KeyScanner", "Mode",
     "Origin", "RecorderTransport", "Recording", "ReplayMiss", "ReplayStats", "RequestKey", "Route", "Routes",
-    "SecretLeakError", "UnknownRouteError", "request_key",
+    "SecretLeakError", "ToolChange", "UnknownRouteError", "diff_catalogs", "request_key",
 ]

@@ -23,7 +23,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cassette.bundle import FORMAT, MANIFEST, SIGNATURE, CorruptBundleError, Manifest, parts_of, verify_parts
+from .cassette.bundle import FORMAT, MANIFEST, SIGNATURE, CorruptBundleError, Manifest, stored_parts, verify_parts
 from .cassette.store import HEAD, BundleRef, CassetteStore, check_name, seal, write_atomic
 from .signing import SignatureError, key_id, load_public_key, verify_bundle_signature
 
@@ -81,7 +81,7 @@ def _copy_in(source: Path, folder: Path, final: Path, signed: bytes, public_key:
     tmp.mkdir()
     try:
         (tmp / MANIFEST).write_bytes(signed)  # the very bytes that were checked
-        for part in parts_of(json.loads(signed)["parts"]):  # the checked manifest says which bodies part there is
+        for part in stored_parts(json.loads(signed)["parts"]):  # the checked manifest says which parts there are
             shutil.copyfile(source / part, tmp / part)
         if (source / SIGNATURE).is_file():  # kept even when not checked: a later import may check it
             shutil.copyfile(source / SIGNATURE, tmp / SIGNATURE)

@@ -33,6 +33,11 @@ from .redaction import mask_echoed_keys, safe_headers
 from .routes import Routes
 
 TOOL_EXTENSION = "kopa_tool"  # request.extensions key naming the tool that made the request (provenance)
+# response.extensions key on every replayed response: (bundle version, body offset, body length). The version is
+# the SHA-256 of the bundle's parts and identical bodies share one span, so the stamp names the body's bytes for
+# good: a reader may keep what it parsed from them (``mcp_gateway.clients.replay_cache``). Recorded and live
+# responses carry no stamp.
+REPLAY_BODY_EXTENSION = "kopa_replay_body"
 
 
 class Mode(StrEnum):
@@ -86,6 +91,7 @@ class RecorderTransport(httpx.AsyncBaseTransport):
         self.routes, self.inner, self.recording, self.bundle, self.source = routes, inner, recording, replay, source
         self.stats = ReplayStats()
         self._lock = threading.Lock()
+        self._spans: tuple[list[int], list[int]] | None = None  # body offset and length per row, read on first replay
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self.mode is Mode.LIVE:
@@ -112,9 +118,13 @@ class RecorderTransport(httpx.AsyncBaseTransport):
         with self._lock:
             served = self.stats.hits[fingerprint]  # answers already given for it: the next recorded one is due
             self.stats.hits[fingerprint] += 1
-        recorded = self.bundle.response(rows[min(served, len(rows) - 1)])
+        row = rows[min(served, len(rows) - 1)]
+        recorded = self.bundle.response(row)
+        if self._spans is None:
+            self._spans = (self.bundle.column("body_offset"), self.bundle.column("body_length"))
+        stamp = (self.bundle.version, self._spans[0][row], self._spans[1][row])
         return httpx.Response(recorded.status, headers=recorded.headers, content=recorded.body, request=request,
-                              extensions={"kopa_replayed": True})
+                              extensions={"kopa_replayed": True, REPLAY_BODY_EXTENSION: stamp})
 
     async def _forward_and_record(self, key: RequestKey, request: httpx.Request) -> httpx.Response:
         assert self.inner is not None and self.recording is not None

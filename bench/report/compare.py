@@ -143,6 +143,14 @@ def _warnings(a: RunReport, b: RunReport, common: list[str], only_a: list[str], 
     for name in ("bundle", "upstream"):
         if getattr(a, name) != getattr(b, name):
             warnings.append(f"different {name}s: A {getattr(a, name)}, B {getattr(b, name)}")
+    if a.catalog != b.catalog:
+        if a.catalog and b.catalog:
+            warnings.append(f"different tool catalogs: A was shown catalog {a.catalog}, B catalog {b.catalog} (tools, "
+                            f"schemas or descriptions changed between the runs: the models did not see the same tools)")
+        else:
+            unknown = " and ".join(side for side, run in (("A", a), ("B", b)) if not run.catalog)
+            warnings.append(f"run {unknown} records no tool catalog (run before catalogs were kept): whether both "
+                            f"were shown the same tools is unknown")
     if a.rollouts != b.rollouts:
         warnings.append(f"different rollouts per seed: A {a.rollouts}, B {b.rollouts}")
     for side, run in (("A", a), ("B", b)):

@@ -111,6 +111,7 @@ class RunReport:
     failures: tuple[FailedEpisode, ...]
     results: tuple[EpisodeResult, ...]
     errors: tuple[ErrorGroup, ...] = ()  # episodes that ended with an error, by kind (apart from wrong answers)
+    catalog: str | None = None  # the tool catalog version the agent was shown (None: a run from before it was kept)
 
     @property
     def ks(self) -> list[int]:
@@ -180,6 +181,7 @@ def build_report(files: RunFiles) -> RunReport:
         run_dir=files.run_dir, agent=str(config.get("agent", "?")), bundle=str(config.get("bundle", "?")),
         upstream=str(config.get("upstream", "?")), upstream_source=str(config.get("upstream_source", "")),
         tasks_file=config.get("tasks_file"), tasks_sha256=config.get("tasks_sha256"), seeds=seeds,
+        catalog=config.get("catalog"),
         rollouts=rollouts, started_at=files.meta.get("started_at"), finished_at=files.meta.get("finished_at"),
         complete=bool(files.meta.get("complete")), n_done=len(results),
         n_total=int(files.meta.get("episodes_total") or n_tasks * len(seeds) * rollouts),

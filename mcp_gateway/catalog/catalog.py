@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from recorder import CatalogPin
+
 from .builtins import builtin_specs
 from .datasets import DATA_FILE, load_dataset_specs
 from .generic import SpecDataError, with_generic_params
@@ -72,6 +74,7 @@ class Catalog:
                                          f"and in {source}")
             self._specs[spec.name] = spec
             self._sources[spec.name] = source
+        self._pin: CatalogPin | None = None
 
     def __len__(self) -> int:
         return len(self._specs)
@@ -116,6 +119,21 @@ class Catalog:
     def contract_hashes(self) -> dict[str, str]:
         """Tool name → contract hash (SHA-256 over name, schemas and annotations), sorted by name."""
         return {name: self._specs[name].contract_hash() for name in sorted(self._specs)}
+
+
+    def pin(self) -> CatalogPin:
+        """The catalog as a model sees it (per tool: description, input and output schema) and its version: what a
+        recording pins in its bundle and a replay compares with (made once; the catalog is immutable)."""
+        if self._pin is None:
+            self._pin = CatalogPin.build({spec.name: {"description": spec.description_ko,
+                                                      "input_schema": spec.input_schema(),
+                                                      "output_schema": spec.output_schema()} for spec in self})
+        return self._pin
+
+    @property
+    def version(self) -> str:
+        """The catalog's own version: SHA-256 (first 20 hex digits) over every tool's description and schemas."""
+        return self.pin().version
 
 
 def _core_entries(specs_dir: Path) -> Iterator[tuple[ToolSpec, str]]:

@@ -26,6 +26,9 @@ Decisions the taxonomy leaves open:
 * when an upstream hands back its whole result (``Endpoint.upstream_paged`` False, as
   학교알리미 or corpCode.xml; or more records than asked, as ``restOilList`` which ignores
   paging), the requested page is cut out here and the total is the number of (filtered) records.
+
+A replayed body is read once per bundle version (``replay_cache``: the context's ``readings``);
+the readings it serves are shared, so the records a page returns are copies.
 """
 
 from __future__ import annotations
@@ -41,12 +44,13 @@ import httpx
 
 from recorder import RecorderTransport, ReplayMiss
 from recorder.redaction import redact_values, secret_forms
-from recorder.transport import TOOL_EXTENSION
+from recorder.transport import REPLAY_BODY_EXTENSION, TOOL_EXTENSION
 
 from ..catalog.spec import Endpoint
 from ..runtime.result import Outcome
 from .config import Limits, PlatformURLs
 from .envelope import Reading, failure, status_reading
+from .replay_cache import SHARED, CachedReading, ReadingCache
 from .secrets import SecretStore, guard_http_logs
 from .throttle import PlatformGates
 
@@ -78,6 +82,7 @@ class ClientContext:
     rng: random.Random = field(default_factory=lambda: random.Random(0))  # jitter; seeded for repeatable runs
     secrets: SecretStore | None = None
     recorder: RecorderTransport | None = None  # set when requests go through the recorder's transport
+    readings: ReadingCache | None = field(default_factory=lambda: SHARED)  # replayed bodies' readings; None: none kept
     gates: PlatformGates = field(init=False)
 
     def __post_init__(self) -> None:
@@ -235,7 +240,10 @@ class PlatformClient(ABC):
     def _paged(endpoint: Endpoint, params: dict[str, Any], reading: Reading, page_no: int,
                page_size: int) -> Reading:
         """Apply local filters, and cut the page out of a whole result (unpaged upstream, or paging ignored)."""
-        records = [r for r in reading.records if matches(r, params, endpoint.local_filters)]
+        if isinstance(reading, CachedReading):
+            records = reading.filtered(params, endpoint.local_filters)
+        else:
+            records = [r for r in reading.records if matches(r, params, endpoint.local_filters)]
         if endpoint.upstream_paged and len(records) <= page_size:
             return replace(reading, records=records, total=len(records) if reading.total is None else reading.total)
         return replace(reading, records=records[(page_no - 1) * page_size: page_no * page_size], total=len(records))
@@ -251,7 +259,12 @@ class PlatformClient(ABC):
                 return failure(Outcome.TIMEOUT, message=f"no answer within {timeout:g} s"), None
             except httpx.TransportError as exc:
                 return failure(Outcome.ENDPOINT_UNAVAILABLE, message=f"connection failed ({type(exc).__name__})"), None
-        return self._classify(endpoint, response), response
+        stamp = response.extensions.get(REPLAY_BODY_EXTENSION)
+        if stamp is None or self.ctx.readings is None:  # live or recorded (or no cache): read every time
+            return self._classify(endpoint, response), response
+        key = (stamp, response.status_code, response.headers.get("content-type"), self.family, endpoint.platform,
+               endpoint.base, endpoint.path, endpoint.path_params, endpoint.list_key, endpoint.upstream_paged)
+        return self.ctx.readings.get_or_read(key, lambda: self._classify(endpoint, response)), response
 
     def _classify(self, endpoint: Endpoint, response: httpx.Response) -> Reading:
         undecodable: ValueError | None = None
@@ -275,6 +288,8 @@ class PlatformClient(ABC):
     def _page(self, reading: Reading, response: httpx.Response | None, params: dict[str, Any], key: str,
               attempts: int, url: str) -> UpstreamPage:
         records = reading.records
+        if isinstance(reading, CachedReading):  # shared with later replays: the caller gets its own records
+            records = [dict(r) for r in records]
         if reading.failure is None:
             outcome = (Outcome.SEMANTIC_SUCCESS if any(v is not None and v != "" for v in params.values())
                        else Outcome.GENERIC_SUCCESS)

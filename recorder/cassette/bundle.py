@@ -7,6 +7,9 @@
         bodies.bin            response bodies, each stored once (identical bodies share bytes)
           or bodies.bin.zst   the same, zstd-compressed: a bundle shipped in a repository (about 10x
                               smaller); it is decompressed into memory on open instead of mapped
+        catalog.json.zst      the tool catalog served while recording (``catalog_pin.py``): per tool its
+                              description and schemas; the manifest names its version. Absent in bundles
+                              recorded before catalogs were pinned: they replay as ever, pinning nothing
         manifest.sig          optional Ed25519 signature over manifest.json (``signing.py``)
 
 Why this layout (measured by ``benchmarks/cassette_lookup.py``): opening reads only the small
@@ -31,6 +34,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..catalog_pin import CATALOG_PART, CatalogPin
 from .interaction import RECORDER_VERSION, Interaction, Origin, utc_now
 
 FORMAT = "kopa-cassette/1"
@@ -68,9 +72,11 @@ class Manifest:
     recorder_version: str = RECORDER_VERSION
     format: str = FORMAT
     note: str | None = None
+    catalog: dict[str, Any] | None = None  # the pinned catalog's format, version and tool count; None: none pinned
 
     def to_json(self) -> str:
-        return json.dumps({
+        pinned = {} if self.catalog is None else {"catalog": self.catalog}  # an old manifest stays byte for byte
+        return json.dumps({**pinned,
             "format": self.format, "name": self.name, "version": self.version, "parent": self.parent,
             "created_at": self.created_at, "source": self.sources[0] if len(self.sources) == 1 else list(self.sources),
             "recorder_version": self.recorder_version, "note": self.note, "counts": self.counts,
@@ -85,7 +91,7 @@ class Manifest:
             return cls(name=data["name"], version=data["version"], parent=data.get("parent"),
                        created_at=data["created_at"], sources=tuple([source] if isinstance(source, str) else source),
                        counts=data["counts"], parts=data["parts"], recorder_version=data["recorder_version"],
-                       format=data["format"], note=data.get("note"))
+                       format=data["format"], note=data.get("note"), catalog=data.get("catalog"))
         except FileNotFoundError:
             raise CorruptBundleError(f"{folder}: no {MANIFEST}; not a cassette bundle") from None
         except (ValueError, KeyError, TypeError) as exc:
@@ -113,8 +119,15 @@ def parts_of(parts: Mapping[str, Any]) -> tuple[str, str]:
     return INDEX, BODIES_ZST if BODIES_ZST in parts else BODIES
 
 
-def write_parts(folder: Path, interactions: Sequence[Interaction], *, compress: bool = False) -> dict[str, dict[str, Any]]:
-    """Write the index and the bodies (zstd-compressed with ``compress``) into ``folder``; their hashes and sizes."""
+def stored_parts(parts: Mapping[str, Any]) -> tuple[str, ...]:
+    """Every part file a manifest's ``parts`` lists: the index, the bodies, and the catalog pin when there is one."""
+    return parts_of(parts) + ((CATALOG_PART,) if CATALOG_PART in parts else ())
+
+
+def write_parts(folder: Path, interactions: Sequence[Interaction], *, compress: bool = False,
+                catalog: CatalogPin | None = None) -> dict[str, dict[str, Any]]:
+    """Write the index and the bodies (zstd-compressed with ``compress``) into ``folder``, and the ``catalog`` pin
+    when given; their hashes and sizes."""
     offsets: dict[str, tuple[int, int]] = {}
     columns: dict[str, list[Any]] = defaultdict(list)
     with open(folder / BODIES, "wb") as bodies:
@@ -146,8 +159,12 @@ def write_parts(folder: Path, interactions: Sequence[Interaction], *, compress: 
         (folder / BODIES_ZST).write_bytes(pa.Codec("zstd", compression_level=ZSTD_LEVEL).compress(raw, asbytes=True))
         (folder / BODIES).unlink()
         extra[BODIES_ZST] = {"raw_bytes": len(raw)}
+    names: tuple[str, ...] = parts_of(extra)
+    if catalog is not None:
+        (folder / CATALOG_PART).write_bytes(catalog.to_bytes())
+        names += (CATALOG_PART,)
     return {name: {"sha256": file_sha256(folder / name), "bytes": (folder / name).stat().st_size, **extra.get(name, {})}
-            for name in parts_of(extra)}
+            for name in names}
 
 
 def file_sha256(path: Path) -> str:
@@ -156,10 +173,11 @@ def file_sha256(path: Path) -> str:
 
 
 def new_manifest(name: str, parts: dict[str, dict[str, Any]], interactions: Sequence[Interaction],
-                 parent: str | None, note: str | None = None) -> Manifest:
+                 parent: str | None, note: str | None = None, catalog: CatalogPin | None = None) -> Manifest:
     sources = tuple(sorted({i.source for i in interactions})) or ("empty",)
     return Manifest(name=name, version=content_version(parts), parent=parent, created_at=utc_now(),
-                    sources=sources, counts=counts_of(interactions), parts=parts, note=note)
+                    sources=sources, counts=counts_of(interactions), parts=parts, note=note,
+                    catalog=None if catalog is None else catalog.summary())
 
 
 @dataclass(frozen=True)
@@ -217,6 +235,23 @@ class Bundle:
         else:
             bodies = _map(folder / BODIES)
         return cls(folder, manifest, table, bodies)
+
+    def catalog_pin(self) -> CatalogPin | None:
+        """The tool catalog this version was recorded with; None for a bundle recorded before catalogs were pinned.
+
+        Raises:
+            CorruptBundleError: the pin is unreadable or is not the catalog the manifest names.
+        """
+        if self.manifest.catalog is None:
+            return None
+        path = self.folder / CATALOG_PART
+        try:
+            pin = CatalogPin.from_bytes(path.read_bytes(), where=str(path))
+        except (OSError, ValueError) as exc:
+            raise CorruptBundleError(str(exc)) from None
+        if pin.version != self.manifest.catalog.get("version"):
+            raise CorruptBundleError(f"{path}: catalog {pin.version}, the manifest pins {self.manifest.catalog.get('version')}")
+        return pin
 
     def column(self, name: str) -> list[Any]:
         """One index column as a list (the ones serving does not need are read on first use)."""
@@ -282,7 +317,10 @@ class Bundle:
 
 def verify_parts(folder: Path, manifest: Manifest) -> None:
     """Every part present with the size and SHA-256 the manifest says, and the version matching them."""
-    for name in parts_of(manifest.parts):
+    names = stored_parts(manifest.parts)
+    if manifest.catalog is not None and CATALOG_PART not in names:  # a pinned catalog is a part like the others
+        names += (CATALOG_PART,)
+    for name in names:
         expected = manifest.parts.get(name)
         path = folder / name
         if expected is None:

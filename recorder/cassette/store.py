@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..catalog_pin import CATALOG_PART, CatalogPin
 from ..redaction import KeyScanner, SecretLeakError
 from . import journal
 from .bundle import MANIFEST, Bundle, CorruptBundleError, Manifest, new_manifest, write_parts
@@ -122,22 +123,24 @@ class CassetteStore:
 
     def write(self, name: str, interactions: list[Interaction], *, parent: str | None,
               keys: Mapping[str, str] | Iterable[str] = (), note: str | None = None,
-              move_head: bool = True, compress: bool = False) -> BundleRef:
-        """Write one version of exactly ``interactions`` (caller holds no lock; taken here)."""
+              move_head: bool = True, compress: bool = False, catalog: CatalogPin | None = None) -> BundleRef:
+        """Write one version of exactly ``interactions`` (caller holds no lock; taken here); ``catalog``: the tool
+        catalog to pin in it."""
         with self.locked(name) as folder:
             return self._write_locked(folder, name, interactions, parent=parent, keys=keys, note=note,
-                                      move_head=move_head, compress=compress)
+                                      move_head=move_head, compress=compress, catalog=catalog)
 
     def _write_locked(self, folder: Path, name: str, interactions: list[Interaction], *, parent: str | None,
                       keys: Mapping[str, str] | Iterable[str], note: str | None, move_head: bool,
-                      compress: bool = False, before_seal: Callable[[str], None] | None = None) -> BundleRef:
+                      compress: bool = False, before_seal: Callable[[str], None] | None = None,
+                      catalog: CatalogPin | None = None) -> BundleRef:
         """``before_seal(version)`` runs after every part is written and synced, just before the rename."""
         refuse_secrets(interactions, KeyScanner(keys))
         tmp = folder / f".tmp-{uuid.uuid4().hex}"
         try:
             tmp.mkdir()
-            parts = write_parts(tmp, interactions, compress=compress)
-            manifest = new_manifest(name, parts, interactions, parent, note)
+            parts = write_parts(tmp, interactions, compress=compress, catalog=catalog)
+            manifest = new_manifest(name, parts, interactions, parent, note, catalog)
             (tmp / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
             final = folder / manifest.version
             if final.exists():  # the same content is already a version: content addressing makes it one
@@ -161,12 +164,15 @@ class CassetteStore:
         return BundleRef(name, manifest.version, final)
 
     def recording(self, name: str, *, inherit: bool = True, keys: Mapping[str, str] | Iterable[str] = (),
-                  note: str | None = None, stamp: str | None = None, resume: bool = False) -> Recording:
+                  note: str | None = None, stamp: str | None = None, resume: bool = False,
+                  catalog: CatalogPin | None = None) -> Recording:
         """``stamp``: the ``recorded_at`` of every interaction, with timings zeroed, so that a recording of a
         deterministic upstream (the sandbox) is the same content, and the same version, every time it is made.
         ``resume``: continue the newest interrupted recording of ``name`` made with the same ``inherit``,
-        ``note`` and ``stamp`` (its interactions count as this recording's); otherwise start a new one."""
-        return Recording(self, check_name(name), inherit=inherit, keys=keys, note=note, stamp=stamp, resume=resume)
+        ``note``, ``stamp`` and ``catalog`` (its interactions count as this recording's); otherwise start a new one.
+        ``catalog``: the tool catalog served while recording, pinned in the version the commit seals."""
+        return Recording(self, check_name(name), inherit=inherit, keys=keys, note=note, stamp=stamp, resume=resume,
+                         catalog=catalog)
 
     def unsealed(self, name: str | None = None) -> list[JournalInfo]:
         """Recordings on disk that were never sealed: in progress, interrupted, or sealed but not cleaned up."""
@@ -226,8 +232,14 @@ class CassetteStore:
             writer.remove()
             return Recovered(name, jid, "discarded", 0, None, "nothing was journaled")
         meta = info.meta
+        pin = None
+        if (path / CATALOG_PART).is_file():  # the catalog the interrupted recorder served is pinned as it would have
+            try:
+                pin = CatalogPin.from_bytes((path / CATALOG_PART).read_bytes(), where=str(path / CATALOG_PART))
+            except ValueError:
+                pin = None  # a pin cut short by the crash: the version pins no catalog, as an old bundle
         ref = _seal_locked(self, folder, name, items, writer, inherit=bool(meta.get("inherit", True)),
-                           note=meta.get("note"))
+                           note=meta.get("note"), catalog=pin)
         return Recovered(name, jid, "sealed", len(items), ref.version, "")
 
 
@@ -248,7 +260,7 @@ class Recovered:
 
 def _seal_locked(store: CassetteStore, folder: Path, name: str, mine: list[Interaction], writer: JournalWriter | None,
                  *, inherit: bool, note: str | None, keys: Mapping[str, str] | Iterable[str] = (),
-                 compress: bool = False) -> BundleRef:
+                 compress: bool = False, catalog: CatalogPin | None = None) -> BundleRef:
     """The new version (HEAD's content updated with ``mine`` when inheriting); then the journal goes."""
     parent = store.head(name)
     content = mine
@@ -259,7 +271,7 @@ def _seal_locked(store: CassetteStore, folder: Path, name: str, mine: list[Inter
     if writer is not None:
         writer.sync()
     ref = store._write_locked(folder, name, content, parent=parent, keys=keys, note=note, move_head=True,
-                              compress=compress,
+                              compress=compress, catalog=catalog,
                               before_seal=None if writer is None else lambda v: writer.mark_sealing(v, parent))
     if writer is not None:
         writer.remove()
@@ -270,8 +282,9 @@ class Recording:
     """Interactions collected for one commit into a bundle name, journaled as they come."""
 
     def __init__(self, store: CassetteStore, name: str, *, inherit: bool, keys: Mapping[str, str] | Iterable[str],
-                 note: str | None, stamp: str | None = None, resume: bool = False):
+                 note: str | None, stamp: str | None = None, resume: bool = False, catalog: CatalogPin | None = None):
         self.store, self.name, self.inherit, self.note, self.stamp = store, name, inherit, note, stamp
+        self.catalog = catalog
         self.keys = dict(keys) if isinstance(keys, Mapping) else list(keys)
         self._scanner = KeyScanner(self.keys)
         self._items: list[Interaction] = []
@@ -283,7 +296,8 @@ class Recording:
             self._resume()
 
     def _meta(self) -> dict[str, object]:
-        return {"name": self.name, "inherit": self.inherit, "note": self.note, "stamp": self.stamp}
+        return {"name": self.name, "inherit": self.inherit, "note": self.note, "stamp": self.stamp,
+                "catalog": None if self.catalog is None else self.catalog.version}
 
     def _resume(self) -> None:
         if not (self.store.root / self.name).is_dir():
@@ -333,6 +347,8 @@ class Recording:
     def _journal(self) -> JournalWriter:
         if self._writer is None:
             self._writer = JournalWriter.create(self.store.root / self.name, self._meta())
+            if self.catalog is not None:  # for `recover`: the version it seals pins what this recorder served
+                (self._writer.folder / CATALOG_PART).write_bytes(self.catalog.to_bytes())
         return self._writer
 
     def __len__(self) -> int:
@@ -369,7 +385,7 @@ class Recording:
                                           f"in {writer.folder}: `kopa cassettes recover {self.name} --seal` seals "
                                           f"them, `--discard` drops them") from leak
                 return _seal_locked(self.store, folder, self.name, mine, writer, inherit=self.inherit,
-                                    note=self.note, keys=self.keys, compress=compress)
+                                    note=self.note, keys=self.keys, compress=compress, catalog=self.catalog)
         except DiskFullError:
             with self._lock:  # the journal stays: this recording keeps writing it, or it is left for recover
                 if self._writer is None:

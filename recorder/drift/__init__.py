@@ -12,6 +12,9 @@ Bodies are read by a ``reader`` (``Interaction`` → ``Parsed``): this package k
 envelope; the gateway supplies one built on its own parsers (``mcp_gateway.cassette_reader``).
 ``status_reader`` is the fallback that knows HTTP statuses only.
 
+Two bundles' pinned tool catalogs are compared beside the data (``report.catalog``: tools added, removed and
+changed; a bundle recorded before catalogs were pinned makes it unknown).
+
 Each shared query yields entries of these kinds (every entry names platform, tool and URL):
 
     endpoint_gone        success in OLD, "no such service"/HTTP 404 in NEW
@@ -33,8 +36,8 @@ from .compare import compare, compare_query
 from .live import LiveSample, live_sample, request_url
 from .queries import Query, Source, page_url, queries, query_url, read_query
 from .records import infer_key, match_records, schema
-from .report import KINDS, DriftEntry, DriftReport, Parsed, Reader, status_reader
+from .report import KINDS, DriftEntry, DriftReport, Parsed, Reader, catalog_section, status_reader
 
-__all__ = ["KINDS", "DriftEntry", "DriftReport", "LiveSample", "Parsed", "Query", "Reader", "Source", "compare",
+__all__ = ["KINDS", "DriftEntry", "DriftReport", "LiveSample", "Parsed", "Query", "Reader", "Source", "catalog_section", "compare",
            "compare_query", "infer_key", "live_sample", "match_records", "page_url", "queries", "query_url",
            "read_query", "request_url", "schema", "status_reader"]

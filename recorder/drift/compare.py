@@ -8,12 +8,14 @@ from typing import Any
 from ..cassette.bundle import Bundle
 from .queries import Query, Source, queries, read_query
 from .records import infer_key, key_of, match_records, renames, schema
-from .report import GONE_STATUSES, DriftEntry, DriftReport, Parsed, Reader, status_reader
+from .report import GONE_STATUSES, DriftEntry, DriftReport, Parsed, Reader, catalog_section, status_reader
 
 
 def compare(old: Source, new: Source, reader: Reader = status_reader, *, old_label: str | None = None,
             new_label: str | None = None) -> DriftReport:
-    """Drift from ``old`` to ``new``: two bundles, or a bundle and interactions (a live sample)."""
+    """Drift from ``old`` to ``new``: two bundles, or a bundle and interactions (a live sample).
+
+    Two bundles: the tool catalogs they pin are compared too (the report's ``catalog``), beside the data."""
     old_q, new_q = queries(old), queries(new)
     entries: list[DriftEntry] = []
     notes: list[dict[str, Any]] = []
@@ -26,7 +28,9 @@ def compare(old: Source, new: Source, reader: Reader = status_reader, *, old_lab
     return DriftReport(
         old_label or _label(old), new_label or _label(new), len(shared), entries,
         [old_q[q].describe() for q in old_q.keys() - new_q.keys()],
-        [new_q[q].describe() for q in new_q.keys() - old_q.keys()], notes)
+        [new_q[q].describe() for q in new_q.keys() - old_q.keys()], notes,
+        catalog_section(old.catalog_pin(), new.catalog_pin())
+        if isinstance(old, Bundle) and isinstance(new, Bundle) else None)
 
 
 def _label(source: Source) -> str:

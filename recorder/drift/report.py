@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cassette.interaction import Interaction
+from ..catalog_pin import CatalogPin, diff_catalogs
 
 KINDS = ("endpoint_gone", "status_changed", "field_removed", "field_added", "field_renamed", "field_retyped",
          "cardinality_changed", "record_added", "record_removed", "record_changed")
@@ -72,6 +73,9 @@ class DriftReport:
     only_old: list[dict[str, Any]]  # queries recorded in OLD only: listed, not drift
     only_new: list[dict[str, Any]]
     notes: list[dict[str, Any]] = field(default_factory=list)  # what could not be compared, and why
+    # the tool catalogs pinned on each side: {"old": version | None, "new": ..., "changes": CatalogDiff.as_json() |
+    # None (a side pins none)}; None when nothing was compared (not two bundles, or a caller that does not say)
+    catalog: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.sort()
@@ -103,7 +107,7 @@ class DriftReport:
                         "unchanged": self.compared - len(self.drifted), "only_old": len(self.only_old),
                         "only_new": len(self.only_new), "entries": self.counts()},
             "entries": [e.to_json() for e in self.entries],
-            "only_old": self.only_old, "only_new": self.only_new, "notes": self.notes,
+            "only_old": self.only_old, "only_new": self.only_new, "notes": self.notes, "catalog": self.catalog,
         }
 
     def to_markdown(self) -> str:
@@ -135,10 +139,37 @@ class DriftReport:
                 lines += [f"## {title}", "", "| platform | tool | url |", "|---|---|---|"]
                 lines += [f"| {d['platform']} | {_cell(d['tool'] or '')} | `{_cell(d['url'])}` |" for d in listing]
                 lines.append("")
+        lines += self._catalog_markdown()
         if self.notes:
             lines += ["## Notes", ""] + [f"- {d['platform']} {d.get('tool') or ''} `{d['url']}`: {d['note']}"
                                           for d in self.notes] + [""]
         return "\n".join(lines)
+
+
+    def _catalog_markdown(self) -> list[str]:
+        if self.catalog is None:
+            return []
+        c = self.catalog
+        lines = ["## Tool catalog", ""]
+        if c.get("changes") is None:
+            missing = " and ".join(side.upper() for side in ("old", "new") if not c.get(side))
+            return lines + [f"{missing} pin{'s' if ' and ' not in missing else ''} no tool catalog (recorded before "
+                            f"catalogs were pinned): catalog changes unknown.", ""]
+        changes = c["changes"]
+        if c.get("old") == c.get("new"):
+            return lines + [f"Same catalog on both sides ({c['old']}).", ""]
+        lines += [f"Catalog `{c['old']}` → `{c['new']}`.", ""]
+        lines += [f"- added: {', '.join(changes['added'])}"] if changes["added"] else []
+        lines += [f"- removed: {', '.join(changes['removed'])}"] if changes["removed"] else []
+        lines += [f"- changed: {ch['tool']} ({'; '.join(ch['changes'])})" for ch in changes["changed"]]
+        return lines + [""]
+
+
+def catalog_section(old: CatalogPin | None, new: CatalogPin | None) -> dict[str, Any]:
+    """The ``catalog`` of a report comparing two recordings that pin ``old`` and ``new`` (None: pins none)."""
+    changes = None if old is None or new is None else diff_catalogs(old, new).as_json()
+    return {"old": None if old is None else old.version, "new": None if new is None else new.version,
+            "changes": changes}
 
 
 def _markdown_row(e: DriftEntry) -> tuple[Any, Any, Any, Any]:

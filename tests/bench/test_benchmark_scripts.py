@@ -34,6 +34,19 @@ def test_gateway_benchmark_prints_every_path_and_both_ratios():
     assert out.count("(goal <= 2x; raw ratio") == 3
 
 
+def test_replay_speed_script_replays_the_session_over_both_transports(tmp_path):
+    """benchmarks/replay_speed.py --smoke: the 27-call session from the shipped bundle over HTTP and stdio."""
+    out = tmp_path / "replay.json"
+    printed = run("replay_speed.py", "--smoke", "--json", str(out), timeout=300)
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert [f["transport"] for f in figures] == ["streamable HTTP", "stdio"]
+    for f in figures:
+        assert len(f["calls"]) == 27 and f["trivial_p50_ms"] > 0
+        assert any("find_dart_corp_code" in c["call"] and c["data"] for c in f["calls"])
+        assert f"{f['transport']}: data calls' median p50" in printed
+    assert printed.count("(goal <= 1.5x:") == 2
+
+
 def test_the_gpu_serving_script_measures_a_real_server_on_cpu(tmp_path):
     """benchmarks/serving_gpu.py against llama.cpp (the packaged SmolLM2): every part but vLLM's start runs here."""
     out = tmp_path / "serving.json"

@@ -183,7 +183,7 @@ def test_the_cli_runs_the_oracle_and_prints_the_summary(pinned, tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--agent", "gpt", "--seeds", "1"], "--agent 'gpt': choose one of oracle, first-page, openai, local"),
+    (["--agent", "gpt", "--seeds", "1"], "--agent 'gpt': choose one of oracle, first-page, listed-order, openai, local"),
     (["--agent", "oracle", "--seeds", "0,x"], "--seeds '0,x': give a count (8 → seeds 0-7) or comma-separated integers"),
     (["--agent", "oracle", "--seeds", "0"], "--seeds '0': a single number is how many seeds to run"),
     (["--agent", "oracle", "--upstream", "cloud"], "--upstream 'cloud': choose one of replay, sandbox, live"),
