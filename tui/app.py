@@ -7,18 +7,35 @@
 Keys: 1-4 (or g c b j) switch views, ? help, ctrl+p command palette, q quit. The gateway is polled
 (``/healthz``, ``/metrics``) from a worker every ``poll_s`` seconds; when it goes away the header says
 so and polling goes on, so the console reconnects by itself when it comes back.
+
+Errors: a failed worker or data source is a message in the screen that asked (``screens/errors.py``); the
+app goes on. Should the app crash anyway, the report is a traceback without local variables (Textual's own
+prints every frame's locals, the request headers with the bearer token among them), with every known token
+masked, written to ``<home>/logs/tui-crash-*.txt``; the path is printed and ``return_code`` is 1.
 """
 
 from __future__ import annotations
 
+import io
+import tempfile
+import time
 from collections import deque
 from functools import partial
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+from rich.traceback import Traceback
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
+from textual.actions import SkipAction
 from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widgets import Input
+from textual.worker import Worker, WorkerState
 
 from .messages import GatewayPolled
 from .screens.bench import BenchScreen
@@ -26,9 +43,11 @@ from .screens.cassettes import CassettesScreen
 from .screens.gateway import GatewayScreen
 from .screens.help import HelpScreen
 from .screens.jobs import JobsScreen
-from .sources import ApplianceSource, GatewayDown, LocalGateway, MetricsSnapshot, calls_per_s
+from .sources import ApplianceSource, GatewayError, LocalGateway, MetricsSnapshot, calls_per_s
 
 HISTORY = 60  # polls of calls/s kept for the sparkline
+CRASH_DIR = Path("logs")  # under the appliance home
+MASK = "••••••"
 
 
 class ConsoleCommands(Provider):
@@ -71,6 +90,7 @@ class KopaConsole(App):
         Binding("4,j", "switch_mode('jobs')", "Jobs", show=False),
         Binding("question_mark,f1", "help", "Help"),
         Binding("q", "quit", "Quit"),
+        Binding("escape", "leave_input", "Leave the field", show=False),  # views bind no escape; dialogs do
     ]
 
     gateway_state: reactive[str] = reactive("none")  # none | starting | connected | disconnected
@@ -84,6 +104,8 @@ class KopaConsole(App):
         self.rates: deque[float] = deque(maxlen=HISTORY)
         self.last_error: str | None = None
         self.health = None
+        self.crash_report: Path | None = None
+        self._crash: BaseException | None = None
 
     def on_mount(self) -> None:
         if self.source.endpoint is not None:
@@ -95,7 +117,66 @@ class KopaConsole(App):
             self.set_interval(self.poll_s, self.poll_gateway)
             self.poll_gateway()
 
-    @work(thread=True, exclusive=True, group="local-gateway")
+    # ---- errors ----
+    def _secrets(self) -> list[str]:
+        endpoints = [self.source.endpoint, self.local.endpoint if self.local is not None else None]
+        return [e.token.get_secret_value() for e in endpoints if e is not None and e.token.get_secret_value()]
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every token the console knows masked."""
+        for secret in self._secrets():
+            text = text.replace(secret, MASK)
+        return text
+
+    def describe_error(self, error: BaseException) -> str:
+        """One line for the operator: a gateway error's own words, else the exception's type and text."""
+        if isinstance(error, GatewayError):
+            return self.scrub(str(error))
+        return self.scrub(f"{type(error).__name__}: {error}")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:  # the app's own workers
+        error = event.worker.error
+        if event.state is not WorkerState.ERROR or error is None:
+            return
+        if event.worker.group == "local-gateway":
+            self._local_failed(self.describe_error(error))
+        else:
+            self.notify(self.describe_error(error), title="error", severity="error", timeout=12)
+
+    def _handle_exception(self, error: Exception) -> None:
+        self._crash = error  # _fatal_error gets no argument
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        """Textual 8.2.8 always renders ``show_locals=True`` here and has no setting for it: this replaces it."""
+        error = self._crash
+        self.bell()
+        buffer = io.StringIO()
+        report = Console(file=buffer, width=120, color_system=None, force_terminal=False)
+        if error is not None:
+            report.print(Traceback.from_exception(type(error), error, error.__traceback__, show_locals=False,
+                                                  width=120, suppress=[]))
+        text = self.scrub(buffer.getvalue())
+        self.crash_report = self._write_crash_report(text)
+        what = self.describe_error(error) if error is not None else "unknown error"
+        self._exit_renderables.append(Text(
+            f"The KOPA console stopped on an error: {what}\n"
+            f"Report (no local variables, tokens masked): {self.crash_report}", style="red"))
+        self._close_messages_no_wait()
+
+    def _write_crash_report(self, text: str) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for folder in (self.source.home / CRASH_DIR, Path(tempfile.gettempdir())):
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                path = folder / f"tui-crash-{stamp}-{id(self):x}.txt"
+                path.write_text(text, encoding="utf-8")
+                return path
+            except OSError:
+                continue
+        raise OSError("could not write the crash report anywhere")
+
+    @work(exit_on_error=False, thread=True, exclusive=True, group="local-gateway")
     def _start_local(self) -> None:
         from sandbox import InProcessSandbox
 
@@ -119,15 +200,15 @@ class KopaConsole(App):
         self.source.attach(local.endpoint)
         self.poll_gateway()
 
-    @work(exclusive=True, group="poll")
+    @work(exit_on_error=False, exclusive=True, group="poll")
     async def poll_gateway(self) -> None:
         if self.source.endpoint is None:
             return
         try:
             health = await self.source.gateway.health()
             metrics = await self.source.gateway.metrics()
-        except GatewayDown as exc:
-            self.post_message(GatewayPolled(None, None, str(exc)))
+        except (GatewayError, ValueError) as exc:  # ValueError: an answer that is not what /healthz gives
+            self.post_message(GatewayPolled(None, None, self.describe_error(exc)))
             return
         self.post_message(GatewayPolled(health, metrics))
 
@@ -148,6 +229,19 @@ class KopaConsole(App):
                           "connected": f"● connected{where}",
                           "disconnected": f"✕ disconnected{where} (retrying)"}[state]
 
+    def action_leave_input(self) -> None:
+        """Esc in a view's input moves focus to the next widget that is not one, so the view's keys work again.
+
+        In a dialog Esc goes on to the dialog (it closes it), as its title says.
+        """
+        focused = self.focused
+        if not isinstance(focused, Input) or isinstance(self.screen, ModalScreen):
+            raise SkipAction()
+        chain = self.screen.focus_chain
+        at = chain.index(focused) if focused in chain else -1
+        after = [w for w in chain[at + 1:] + chain[:at] if not isinstance(w, Input)]
+        self.screen.set_focus(after[0] if after else None)
+
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
@@ -160,5 +254,16 @@ class KopaConsole(App):
             await self.local.aclose()
 
 
+def run_app(app: KopaConsole, *, headless: bool = False) -> None:
+    """Run ``app``; leave with its return code when it crashed (the report's path is printed on stderr).
+
+    Raises:
+        SystemExit: the app ended on an error (code 1).
+    """
+    app.run(headless=headless)
+    if app.return_code:
+        raise SystemExit(app.return_code)
+
+
 def main(source: ApplianceSource, *, start_local: bool) -> None:
-    KopaConsole(source, start_local=start_local).run()
+    run_app(KopaConsole(source, start_local=start_local))

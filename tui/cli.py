@@ -12,7 +12,7 @@ from pydantic import SecretStr
 
 from appliance.config import KopaSettings
 
-from .app import KopaConsole
+from .app import KopaConsole, run_app
 from .sources import ApplianceSource, GatewayDown, GatewayEndpoint
 
 
@@ -32,4 +32,4 @@ def run_console(settings: KopaSettings, *, url: str | None, token: str | None, s
     endpoint = GatewayEndpoint(url, secret) if secret is not None else None
     attach = endpoint is not None and _answers(endpoint)
     source = ApplianceSource.from_settings(settings, endpoint if attach or not start else None)
-    KopaConsole(source, start_local=start and not attach).run()
+    run_app(KopaConsole(source, start_local=start and not attach))

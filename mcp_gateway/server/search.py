@@ -4,6 +4,16 @@ Word-level retrieval (FastMCP's BM25, English tokenizers) drops Hangul or treats
 inflected form as a new word; character n-grams match "전환사채 발행 결정" against
 "전환사채발행결정" and against particles glued to nouns. The corpus is at most a few thousand
 short documents, so an inverted index with exact scoring beats any approximate structure.
+
+N-grams alone always find something (``xyzzy_nonexistent_tool`` shares ``" to"`` with half the catalog)
+and favour substrings (``bus`` in ``business``). So a tool is a hit only when some query word matches one of
+its words, and the score is half the n-gram cosine, half how well the query's words match::
+
+    whole word (bus = bus)                                      1.0
+    Hangul inside a Hangul word either way (지하철역 / 지하철역을)  0.8   particles and compounds glue on
+    a stem the query extends (stations -> station, 4+ letters)   0.8   or that extends the query by an
+                                                                      ending of up to 2 (law -> laws)
+    any other substring (bus in business)                        0.4
 """
 
 from __future__ import annotations
@@ -17,13 +27,38 @@ from collections.abc import Sequence
 import numpy as np
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script; '_' splits snake_case names
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
 NGRAM_SIZES = (2, 3)
+WHOLE, KOREAN, STEM, SUBSTRING = 1.0, 0.8, 0.8, 0.4  # how well one query word matches one document word
+MIN_STEM = 4  # a document word a query word extends must be this long (bus is no stem of business)
+MAX_ENDING = 2  # a document word may extend a query word (of 3+ letters) by this many: law -> laws, bus -> buses
+
+
+def words(text: str) -> list[str]:
+    """Normalised words: NFKC, lower case, split at anything but letters and digits (and at '_')."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+
+
+def word_match(query_word: str, doc_word: str) -> float:
+    """How well ``query_word`` matches ``doc_word``: WHOLE, KOREAN, STEM, SUBSTRING, or 0.0."""
+    if query_word == doc_word:
+        return WHOLE
+    if _HANGUL.search(query_word) and _HANGUL.search(doc_word) and min(len(query_word), len(doc_word)) >= 2 and (
+            query_word in doc_word or doc_word in query_word):
+        return KOREAN
+    if len(doc_word) >= MIN_STEM and query_word.startswith(doc_word):
+        return STEM
+    if len(query_word) >= 3 and doc_word.startswith(query_word) and len(doc_word) - len(query_word) <= MAX_ENDING:
+        return STEM
+    if len(query_word) >= 2 and query_word in doc_word:
+        return SUBSTRING
+    return 0.0
 
 
 def ngrams(text: str) -> Counter[str]:
     """Character n-grams of each word, padded so word starts and ends count as features."""
     grams: Counter[str] = Counter()
-    for word in _WORD.findall(unicodedata.normalize("NFKC", text).lower()):
+    for word in words(text):
         padded = f" {word} "
         for n in NGRAM_SIZES:
             grams.update(padded[i:i + n] for i in range(len(padded) - n + 1))
@@ -31,9 +66,13 @@ def ngrams(text: str) -> Counter[str]:
 
 
 class NgramIndex:
-    """TF-IDF (sublinear tf, smoothed idf, L2-normalised) over documents; ``search`` returns cosine ranks."""
+    """TF-IDF (sublinear tf, smoothed idf, L2-normalised) over documents, gated and blended by word matches."""
 
     def __init__(self, documents: Sequence[str]) -> None:
+        self._docs_of_word: dict[str, list[int]] = {}
+        for doc_id, doc in enumerate(documents):
+            for word in set(words(doc)):
+                self._docs_of_word.setdefault(word, []).append(doc_id)
         counts = [ngrams(doc) for doc in documents]
         df: Counter[str] = Counter(g for c in counts for g in c)
         n_docs = len(documents)
@@ -54,12 +93,31 @@ class NgramIndex:
         norm = math.sqrt(sum(w * w for w in raw.values())) or 1.0
         return {g: w / norm for g, w in raw.items()}
 
+    def _word_coverage(self, query_words: list[str]) -> np.ndarray:
+        """Per document: the mean over query words of the best match among its words (0 where none matches)."""
+        coverage = np.zeros(self._n_docs, dtype=np.float32)
+        for query_word in query_words:
+            best = np.zeros(self._n_docs, dtype=np.float32)
+            for doc_word, ids in self._docs_of_word.items():
+                if (level := word_match(query_word, doc_word)) > 0:
+                    best[ids] = np.maximum(best[ids], level)
+            coverage += best
+        return coverage / max(len(query_words), 1)
+
     def search(self, query: str, limit: int = 10) -> list[tuple[int, float]]:
-        """Up to ``limit`` (document index, cosine score) pairs with a positive score, best first."""
-        scores = np.zeros(self._n_docs, dtype=np.float32)
+        """Up to ``limit`` (document index, score in (0, 1]) pairs, best first; none when no query word matches.
+
+        The score is ``(cosine + word coverage) / 2`` (see the module docstring).
+        """
+        query_words = list(dict.fromkeys(words(query)))
+        if not query_words:
+            return []
+        cosine = np.zeros(self._n_docs, dtype=np.float32)
         for gram, qw in self._weights(ngrams(query)).items():
             ids, ws = self._postings[gram]
-            scores[ids] += qw * ws
+            cosine[ids] += qw * ws
+        coverage = self._word_coverage(query_words)
+        scores = np.where(coverage > 0, (cosine + coverage) / 2, 0.0).astype(np.float32)
         hits = np.flatnonzero(scores > 0)
         order = hits[np.lexsort((hits, -scores[hits]))][:limit]  # ties: catalog order
         return [(int(i), float(scores[i])) for i in order]

@@ -22,9 +22,10 @@ from ..widgets.bars import pct
 from .bench_compare import CompareScreen
 from .bench_episodes import EpisodesScreen
 from .bench_new_run import NewRunScreen
+from .errors import ShowsWorkerErrors
 
 
-class BenchScreen(Screen):
+class BenchScreen(ShowsWorkerErrors, Screen):
     CSS_PATH = "bench.tcss"
     BINDINGS = [
         Binding("enter", "episodes", "Episodes", show=False),
@@ -58,7 +59,7 @@ class BenchScreen(Screen):
     def action_refresh(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="runs")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="runs")
     def load(self) -> None:
         runs = self.app.source.records.bench_runs()
         self.app.call_from_thread(self._show, runs)
@@ -94,7 +95,7 @@ class BenchScreen(Screen):
     def _selected(self) -> None:
         self.action_episodes()
 
-    @work(thread=True, exclusive=True, group="domains")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="domains")
     def load_domains(self, run: BenchRun) -> None:
         rows = self.app.source.records.domain_rows(run)
         errors = self.app.source.records.error_groups(run)
@@ -141,7 +142,7 @@ class BenchScreen(Screen):
         self.query_one("#job-progress", ProgressBar).update(total=None, progress=0)
         self.run_job(request)
 
-    @work(thread=True, exclusive=True, group="bench-job")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="bench-job")
     def run_job(self, request: BenchRunOptions) -> None:
         source = self.app.source
         try:

@@ -13,6 +13,7 @@ from appliance.metadb import BenchRun
 from bench.report import Comparison
 
 from ..widgets.bars import pct
+from .errors import ShowsWorkerErrors
 
 
 def _delta(value: float | None) -> Text:
@@ -21,7 +22,7 @@ def _delta(value: float | None) -> Text:
     return Text(f"{100 * value:+.1f}", "green" if value > 0 else "red" if value < 0 else "dim")
 
 
-class CompareScreen(Screen):
+class CompareScreen(ShowsWorkerErrors, Screen):
     CSS_PATH = "bench_compare.tcss"
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
 
@@ -42,7 +43,7 @@ class CompareScreen(Screen):
         self.query_one("#cmp-flipped", DataTable).add_columns("flipped task", "domain", "A", "B", "better")
         self.compute()
 
-    @work(thread=True, exclusive=True)
+    @work(exit_on_error=False, thread=True, exclusive=True)
     def compute(self) -> None:
         try:
             comparison = self.app.source.records.compare(self.a, self.b)

@@ -15,6 +15,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from appliance.metadb import BenchEpisodeResult, BenchRun
 
+from .errors import ShowsWorkerErrors
+
 ARG_CHARS = 60
 
 
@@ -36,7 +38,7 @@ def transcript_text(line: dict[str, Any] | None) -> Text:
     return text
 
 
-class EpisodesScreen(Screen):
+class EpisodesScreen(ShowsWorkerErrors, Screen):
     CSS_PATH = "bench_episodes.tcss"
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
 
@@ -58,7 +60,7 @@ class EpisodesScreen(Screen):
         table.border_title = f"run {self.run.id} · {self.run.agent} · episodes"
         self.load()
 
-    @work(thread=True, exclusive=True)
+    @work(exit_on_error=False, thread=True, exclusive=True)
     def load(self) -> None:
         episodes = self.app.source.records.bench_episodes(self.run.id)
         self.app.call_from_thread(self._show, episodes)
@@ -77,7 +79,7 @@ class EpisodesScreen(Screen):
         if 0 <= event.cursor_row < len(self.episodes):
             self.load_transcript(self.episodes[event.cursor_row])
 
-    @work(thread=True, exclusive=True, group="transcript")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="transcript")
     def load_transcript(self, episode: BenchEpisodeResult) -> None:
         line = self.app.source.records.episode_line(self.run, episode.task_id, episode.seed, episode.rollout)
         self.app.call_from_thread(self._show_transcript, transcript_text(line))

@@ -16,6 +16,7 @@ from recorder import CorruptBundleError
 from recorder.signing import SignatureError
 
 from ..sources import BundleRow
+from .errors import ShowsWorkerErrors
 from .drift import DriftScreen
 from .prompt import PromptScreen
 
@@ -30,7 +31,7 @@ def size_text(n: int) -> str:
     return str(n)
 
 
-class CassettesScreen(Screen):
+class CassettesScreen(ShowsWorkerErrors, Screen):
     CSS_PATH = "cassettes.tcss"
     BINDINGS = [
         Binding("v", "verify", "Verify"),
@@ -58,7 +59,7 @@ class CassettesScreen(Screen):
     def action_refresh(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="bundles")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="bundles")
     def load(self) -> None:
         rows = self.app.source.cassettes.rows()
         self.app.call_from_thread(self._show, rows)
@@ -103,7 +104,7 @@ class CassettesScreen(Screen):
             self._status(f"verifying {row.ref} …")
             self.verify(row.ref)
 
-    @work(thread=True, exclusive=True, group="bundle-action")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="bundle-action")
     def verify(self, ref: str) -> None:
         try:
             text, error = self.app.source.cassettes.verify(ref), False
@@ -121,7 +122,7 @@ class CassettesScreen(Screen):
 
         self.app.push_screen(PromptScreen(f"sign {row.ref} with Ed25519 private key (PEM path):"), signed)
 
-    @work(thread=True, exclusive=True, group="bundle-action")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="bundle-action")
     def sign(self, ref: str, key: Path) -> None:
         try:
             text, error = f"wrote {self.app.source.cassettes.sign(ref, key)}", False
@@ -141,7 +142,7 @@ class CassettesScreen(Screen):
 
         self.app.push_screen(PromptScreen(f"export {row.ref} as a vcrpy cassette to:", default), chosen)
 
-    @work(thread=True, exclusive=True, group="bundle-action")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="bundle-action")
     def export(self, ref: str, out: Path) -> None:
         try:
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -11,9 +11,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from ..sources import DRIFT_GROUPS, DriftView
+from .errors import ShowsWorkerErrors
 
 
-class DriftScreen(Screen):
+class DriftScreen(ShowsWorkerErrors, Screen):
     CSS_PATH = "drift.tcss"
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
 
@@ -33,7 +34,7 @@ class DriftScreen(Screen):
         self.query_one("#drift-tools", DataTable).add_columns("platform", "tool", "change", "entries")
         self.compute()
 
-    @work(thread=True, exclusive=True)
+    @work(exit_on_error=False, thread=True, exclusive=True)
     def compute(self) -> None:
         try:
             view = self.app.source.cassettes.drift(self.old, self.new)

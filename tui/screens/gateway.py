@@ -15,6 +15,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Sparkline, Static, TabbedContent, TabPane
 
 from ..sources import AuditFilter, AuditLine, ToolHit
+from .errors import ShowsWorkerErrors
+from .tabs import show_tab
 from .try_tool import TryToolScreen
 
 AUDIT_ROWS = 200
@@ -25,7 +27,7 @@ def _ms(seconds: float | None) -> str:
     return "–" if seconds is None else f"{seconds * 1000:.0f}ms"
 
 
-class GatewayScreen(Screen):
+class GatewayScreen(ShowsWorkerErrors, Screen):
     CSS_PATH = "gateway.tcss"
     BINDINGS = [
         Binding("slash", "search", "Search tools"),
@@ -93,7 +95,7 @@ class GatewayScreen(Screen):
             for name, n in sorted(metrics.errors_by_class.items()):
                 errors.add_row(name, f"{n:,.0f}")
 
-    @work(thread=True, exclusive=True, group="audit")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="audit")
     def load_audit(self) -> None:
         lines = self.app.source.audit_tail(AUDIT_ROWS)
         self.app.call_from_thread(self._show_audit, lines)
@@ -124,7 +126,7 @@ class GatewayScreen(Screen):
         self.query_one("#tool-query", Input).focus()
 
     def action_live(self) -> None:
-        self.query_one(TabbedContent).active = "live"
+        show_tab(self.query_one(TabbedContent), "live")
 
     def action_refresh(self) -> None:
         self.app.poll_gateway()
@@ -134,7 +136,7 @@ class GatewayScreen(Screen):
     def _search(self, event: Input.Submitted) -> None:
         self.find_tools(event.value)
 
-    @work(thread=True, exclusive=True, group="search")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="search")
     def find_tools(self, query: str) -> None:
         started = time.perf_counter()
         hits = self.app.source.search.find(query)
@@ -151,7 +153,9 @@ class GatewayScreen(Screen):
             table.focus()
             self._show_schema(hits[0].name)
         else:
-            self.query_one("#tool-schema", Static).update("no tool matches")
+            self.query_one("#tool-schema", Static).update(
+                f"no tool matches {self.query_one('#tool-query', Input).value.strip()!r}: try other words, "
+                "in Korean or English (a tool's name or what it does)")
 
     @on(DataTable.RowHighlighted, "#tool-hits")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

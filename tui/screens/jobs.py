@@ -15,11 +15,13 @@ from train.records import TrainRun, TrainStep
 
 from ..sources import DatasetRun, GraphRun
 from ..widgets import BarChart
+from .errors import ShowsWorkerErrors
+from .tabs import show_tab
 
 TRAIN_POLL_S = 2.0  # how often a running training job's steps are re-read
 
 
-class JobsScreen(Screen):
+class JobsScreen(ShowsWorkerErrors, Screen):
     CSS_PATH = "jobs.tcss"
     BINDINGS = [
         Binding("e", "tab('graphs')", "Graphs"),
@@ -60,14 +62,14 @@ class JobsScreen(Screen):
             self.set_interval(TRAIN_POLL_S, self._poll_training)
 
     def action_tab(self, tab: str) -> None:
-        self.query_one(TabbedContent).active = tab
+        show_tab(self.query_one(TabbedContent), tab)
 
     def action_refresh(self) -> None:
         self.load_edge()
         self.load_training()
 
     # ---- EDGE ----
-    @work(thread=True, exclusive=True, group="edge")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="edge")
     def load_edge(self) -> None:
         edge = self.app.source.edge
         graphs, datasets = edge.graphs(), edge.datasets()
@@ -123,7 +125,7 @@ class JobsScreen(Screen):
     def load_training(self) -> None:
         self._load_training(self.query_one("#train-runs", DataTable).cursor_row or 0)
 
-    @work(thread=True, exclusive=True, group="training")
+    @work(exit_on_error=False, thread=True, exclusive=True, group="training")
     def _load_training(self, row: int) -> None:
         records = self.app.source.records
         runs = records.train_runs()

@@ -13,7 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from ..sources import GatewayDown
+from ..sources import GatewayError
+from .errors import ShowsWorkerErrors
 
 RESULT_CHARS = 4000  # a big page is cut here: the operator sees its shape, not all of it
 
@@ -44,7 +45,7 @@ def parse_arguments(schema: dict[str, Any], values: dict[str, str]) -> dict[str,
     return out
 
 
-class TryToolScreen(ModalScreen[None]):
+class TryToolScreen(ShowsWorkerErrors, ModalScreen[None]):
     CSS_PATH = "try_tool.tcss"
     BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("ctrl+r", "call", "Call")]
 
@@ -66,6 +67,10 @@ class TryToolScreen(ModalScreen[None]):
             with VerticalScroll(id="try-result-box"):
                 yield Static("", id="try-result")
 
+    def show_error(self, text: str) -> None:
+        """In the result pane: the operator is looking there."""
+        self.query_one("#try-result", Static).update(Text(f"gateway: {text}", style="red"))
+
     def values(self) -> dict[str, str]:
         return {str(i.name): i.value for i in self.query(".arg").results(Input)}
 
@@ -80,12 +85,12 @@ class TryToolScreen(ModalScreen[None]):
         self.query_one("#try-result", Static).update(Text(f"calling {self.tool} …", style="dim"))
         self.call(arguments)
 
-    @work(exclusive=True, group="try")
+    @work(exit_on_error=False, exclusive=True, group="try")
     async def call(self, arguments: dict[str, Any]) -> None:
         try:
             outcome = await self.app.source.gateway.call_tool(self.tool, arguments)
-        except (GatewayDown, RuntimeError) as exc:
-            self.query_one("#try-result", Static).update(Text(f"gateway: {exc}", style="red"))
+        except (GatewayError, RuntimeError) as exc:  # down, refused, timed out, or none attached
+            self.show_error(self.app.describe_error(exc))
             return
         body = json.dumps(outcome.structured, ensure_ascii=False, indent=1) if outcome.structured else outcome.text
         head = f"{'error' if outcome.is_error else 'ok'} · {outcome.ms:.0f} ms"

@@ -7,7 +7,8 @@ from .bench_job import AGENTS, BenchJob, JobCancelled
 from .cassettes import DRIFT_GROUPS, BundleRow, Cassettes, DriftView
 from .catalog_search import ToolHit, ToolSearch
 from .edge_jobs import DatasetRun, EdgeJobs, GraphRun
-from .gateway_http import CallOutcome, GatewayClient, GatewayDown, GatewayEndpoint, Health
+from .gateway_http import (CallOutcome, GatewayClient, GatewayDown, GatewayEndpoint, GatewayError, GatewayRefused,
+                           Health)
 from .local_gateway import LocalGateway
 from .metrics import MetricsSnapshot, calls_per_s, parse_metrics
 from .records import DomainRow, Records
@@ -15,6 +16,7 @@ from .source import AUDIT_FILE, ApplianceSource
 
 __all__ = ["AGENTS", "AUDIT_FILE", "ApplianceSource", "AuditFilter", "AuditLine", "BenchJob",
            "BundleRow", "CallOutcome", "Cassettes", "DRIFT_GROUPS", "DatasetRun", "DomainRow", "DriftView",
-           "EdgeJobs", "GatewayClient", "GatewayDown", "GatewayEndpoint", "GraphRun", "Health", "JobCancelled",
+           "EdgeJobs", "GatewayClient", "GatewayDown", "GatewayEndpoint", "GatewayError", "GatewayRefused", "GraphRun",
+           "Health", "JobCancelled",
            "LocalGateway", "MetricsSnapshot", "Records", "ToolHit", "ToolSearch", "attach_audit_file",
            "calls_per_s", "detach_audit_file", "parse_metrics", "read_audit_tail"]
