@@ -102,3 +102,18 @@ def test_a_dataset_that_is_not_an_export_is_refused(tmp_path):
     assert done.exit_code == 2
     assert "sft.jsonl, train.parquet, export.json" in done.output and "missing" in done.output
     assert not (tmp_path / "run" / "dataset" / DONE_FILE).exists()
+
+
+def test_a_setting_added_later_does_not_block_a_run_while_it_keeps_its_default(tmp_path):
+    from train.loop.run import _check_settings
+    from train.loop.settings import LoopSettings
+    from train.loop.stages import LoopError
+
+    run = tmp_path / "run"
+    _check_settings(run, LoopSettings.quick())
+    recorded = json.loads((run / "loop.json").read_text())
+    del recorded["grpo_learning_rate"], recorded["probe_every"]  # as if written before these settings existed
+    (run / "loop.json").write_text(json.dumps(recorded))
+    with pytest.raises(LoopError, match=r"probe_every: not recorded then \(default 10\), 1 now"):  # quick's 1 is not the default
+        _check_settings(run, LoopSettings.quick())
+    _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every))  # the default: continues

@@ -59,9 +59,13 @@ def _check_settings(run: Path, settings: LoopSettings) -> None:
             had = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise LoopError(f"{path} is not JSON ({exc}); it records the run's settings") from None
-        changed = sorted(k for k in set(had) | set(wanted) if had.get(k) != wanted.get(k))
+        # a setting added to LoopSettings after the run started counts as unchanged while it keeps its default
+        defaults = _dump_settings(LoopSettings.model_construct())
+        changed = sorted(k for k in set(had) | set(wanted) if had.get(k, defaults.get(k)) != wanted.get(k))
         if changed:
-            what = "; ".join(f"{k}: {had.get(k)!r} then, {wanted.get(k)!r} now" for k in changed)
+            what = "; ".join(f"{k}: {had[k]!r} then, {wanted.get(k)!r} now" if k in had else
+                             f"{k}: not recorded then (default {defaults.get(k)!r}), {wanted.get(k)!r} now"
+                             for k in changed)
             raise LoopError(f"{run} was started with other settings ({what}); continue it with the same settings "
                             "or start a new --run folder")
         return
