@@ -15,10 +15,10 @@ tasks whose golden trajectory pages (``Task.pages``) and passes elsewhere.
 
 from __future__ import annotations
 
-from bench.task import GoldenAction, ResponseType
+from bench.task import GoldenAction
 
 from .base import EpisodeContext
-from .oracle import OracleAgent, format_answer, golden_steps
+from .oracle import OracleAgent, count_answer, format_answer, golden_steps
 
 __all__ = ["FirstPageAgent"]
 
@@ -47,9 +47,5 @@ class FirstPageAgent(OracleAgent):
 
     @staticmethod
     def _partial(context: EpisodeContext, seen: int, total: int) -> str:
-        note = f"첫 페이지에서 {seen}건을 확인했습니다(전체 {total}건). "
-        if context.response_type is None:
-            return note
-        if context.response_type is ResponseType.NUMBER:
-            return note + format_answer(context.task, str(seen))
-        return note + format_answer(context.task, f"첫 페이지 {seen}건")
+        return count_answer(context.task, f"첫 페이지에서 {seen}건을 확인했습니다(전체 {total}건). ", seen,
+                            f"첫 페이지 {seen}건")

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bench.task import ResponseType, Task
+from bench.task import Task
 
 from .base import EpisodeContext, resolve_placeholders
-from .oracle import format_answer
+from .oracle import count_answer
 
 __all__ = ["ListedOrderAgent", "planned_calls"]
 
@@ -62,9 +62,4 @@ class ListedOrderAgent:
         for tool, args in planned_calls(context.task, order, dict(context.runtime_context)):
             result = await context.call(tool, args)
             seen += 0 if result.is_error else len(result.records)
-        note = f"목록 순서대로 도구를 호출해 {seen}건을 확인했습니다. "
-        if context.response_type is None:
-            return note
-        if context.response_type is ResponseType.NUMBER:
-            return note + format_answer(context.task, str(seen))
-        return note + format_answer(context.task, f"{seen}건")
+        return count_answer(context.task, f"목록 순서대로 도구를 호출해 {seen}건을 확인했습니다. ", seen)

@@ -23,7 +23,7 @@ from mcp_gateway.runtime import ToolResult
 
 from .base import EpisodeContext, resolve_placeholders
 
-__all__ = ["OracleAgent", "format_answer"]
+__all__ = ["OracleAgent", "count_answer", "format_answer"]
 
 _DONE = "요청한 작업을 완료했습니다."  # the reply of a task scored on its final state only
 
@@ -36,6 +36,16 @@ def format_answer(task: Task, answer: str | None = None) -> str:
     if task.response_type is ResponseType.NUMBER:
         return f"\\boxed{{{value}}}"
     return f"ANSWER: {{{value}}}"
+
+
+def count_answer(task: Task, note: str, count: int, text: str | None = None) -> str:
+    """A partial answer from a count of records seen: ``note``, then the count as the task's response type asks
+    (``text`` for a string answer, by default ``"<count>건"``); the note alone for a task answered by its state."""
+    if task.response_type is None:
+        return note
+    if task.response_type is ResponseType.NUMBER:
+        return note + format_answer(task, str(count))
+    return note + format_answer(task, text or f"{count}건")
 
 
 def golden_steps(task: Task) -> Iterator[list[GoldenAction]]:
