@@ -112,12 +112,14 @@ def endpoint(
         raise ValueError("give --model-url (a running model server) or --model (start one), not both")
     with contextlib.ExitStack() as stack:
         defaults: dict = {}
+        context_tokens = None  # known when the model server is started here: requests are checked against it
         if model_url is None:
             plan = _plan(model, backend, "127.0.0.1", None, thinking)
             err.print(f"starting the {plan.backend} model server ({plan.reason}) …")
             server = stack.enter_context(ModelServer(plan))
             model_url, model_name = server.base_url, plan.served_name
             defaults = server.agent_settings()  # with the measured request limit
+            context_tokens = plan.context_tokens
         budgets = {k: v for k, v in {"max_turns": max_turns, "max_calls": max_calls}.items() if v is not None}
         config = OpenAIAgentConfig(**{"base_url": model_url, "model": model_name or "default",
                                       "limits": settings.episode, **defaults, **budgets})
@@ -132,7 +134,7 @@ def endpoint(
         default_tools = [t.strip() for t in (tools or "").split(",") if t.strip()]
         parser = choose_parser()  # every text format, the bench's reader and typing rule (models.toolcalls)
         app = create_agent_app(config, GatewayExecutor(opened.runtime, default_tools=default_tools), tokens=tokens,
-                               parser=parser, resources=[opened])
+                               parser=parser, resources=[opened], context_tokens=context_tokens)
         err.print(f"agent endpoint on http://{host}:{port}/v1/chat/completions (model {config.model} at {model_url}, "
                   f"{upstream} upstream, chat profile, tool-call parser {parser.name})")
         uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

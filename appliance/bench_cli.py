@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -280,7 +280,7 @@ def run_coverage(run_dir: Path) -> dict:
     from bench.runner import REPLAY_STATS_FILE
 
     misses = episodes_missing = errors = episodes = passed = 0
-    messages: list[str] = []
+    messages: list[dict[str, Any]] = []
     path = run_dir / "episodes.jsonl"
     for text in (path.read_text(encoding="utf-8").splitlines() if path.is_file() else []):
         if not text.strip():
@@ -292,7 +292,7 @@ def run_coverage(run_dir: Path) -> dict:
         misses += missed
         episodes_missing += bool(missed)
         errors += bool(line.get("error"))
-        messages.append(line.get("error") or "")
+        messages.append(line)  # the record: its error_kind, not its message, says what went wrong
         passed += bool((line.get("scores") or {}).get("passed"))
     stats_path = run_dir / REPLAY_STATS_FILE
     stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}

@@ -56,6 +56,7 @@ from bench.tool_order import presented_order
 from mcp_gateway.catalog.export import to_openai_function
 from mcp_gateway.catalog.spec import ParamKind
 from mcp_gateway.runtime import Outcome, ToolResult
+from models.errors import ErrorKind
 
 __all__ = ["DEFAULT_EPISODE_TIMEOUT_S", "DEFAULT_TOOL_TIMEOUT_S", "EpisodeOutcome", "episode_key_token",
            "run_episode"]
@@ -84,6 +85,8 @@ class EpisodeOutcome:
     result: EpisodeResult
     final_state: dict[str, Any]  # the workspace snapshot at the end
     error: str | None = None  # the agent raised or timed out, or a system-state action failed
+    error_kind: str | None = None  # the first error's ErrorKind value; an exception of no kind: its class name
+    error_status: int | None = None  # the HTTP status of the endpoint error, when one answered
     duration_s: float = 0.0  # wall time; not part of ``scores()``, which must replay identically
     model_turns: list[dict[str, Any]] = field(default_factory=list)  # a model agent's assistant turns, in order
 
@@ -113,7 +116,8 @@ class EpisodeOutcome:
     def to_json(self) -> dict[str, Any]:
         """The whole episode as plain JSON (one line of a run's transcript file)."""
         return {"task_id": self.task_id, "seed": self.seed, "rollout": self.rollout, "session_id": self.session_id,
-                "agent": self.agent, "answer": self.answer, "error": self.error, "duration_s": self.duration_s,
+                "agent": self.agent, "answer": self.answer, "error": self.error, "error_kind": self.error_kind,
+                "error_status": self.error_status, "duration_s": self.duration_s,
                 "runtime_context": self.runtime_context, "transcript": self.transcript,
                 "model_turns": self.model_turns, "usage": self.token_usage(),
                 "final_state": self.final_state, "scores": self.scores()}
@@ -183,6 +187,7 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         runtime_context=dict(context), response_type=task.response_type, seed=seed, rollout=rollout, call=call,
         note_turn=model_turns.append)
     answer, agent_error = await _run_agent(agent, agent_context, timeout_s)
+    state_failure = _Failure(state_error, ErrorKind.SYSTEM_STATE) if state_error else None
 
     final_state = json.loads(json.dumps(session.workspace.snapshot(), ensure_ascii=False))
     runtime.sessions.drop(session_id)  # the outcome holds what is needed; tokens die with the session
@@ -191,6 +196,8 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
     verdicts = await grade_trajectory(task, runtime_context=runtime_context, calls=predicted, answer=answer,
                                       final_state=final_state, catalog=catalog, judge=judge)
     passed = verdicts.passed
+    judge_failure = _Failure(verdicts.judge_error, ErrorKind.JUDGE_UNAVAILABLE) if verdicts.judge_error else None
+    failures = [f for f in (state_failure, agent_error, judge_failure) if f is not None]
 
     return EpisodeOutcome(
         task_id=task.id, seed=seed, rollout=rollout, session_id=session_id, agent=getattr(agent, "name", "?"),
@@ -199,7 +206,8 @@ async def run_episode(task: Task, agent: Agent, gateway: Any, *, seed: int, roll
         result=EpisodeResult(task_id=task.id, domain=task.domain, rollout=rollout, seed=seed, passed=passed,
                              action=verdicts.action.action),
         final_state=final_state,
-        error="; ".join(e for e in (state_error, agent_error, verdicts.judge_error) if e) or None,
+        error="; ".join(f.message for f in failures) or None,
+        error_kind=failures[0].kind if failures else None, error_status=failures[0].status if failures else None,
         duration_s=time.monotonic() - started, model_turns=model_turns)
 
 
@@ -266,21 +274,37 @@ async def _call_runtime(runtime: Any, tool: str, args: Any, session_id: str, tim
                           message=f"{tool}: no result within {timeout_s:g} s; try again or narrow the query")
 
 
-async def _run_agent(agent: Agent, context: EpisodeContext, timeout_s: float | None) -> tuple[str | None, str | None]:
+@dataclass(frozen=True)
+class _Failure:
+    """One reason an episode has no (scored) answer: the message, its kind, the endpoint's HTTP status if any."""
+
+    message: str
+    kind: str
+    status: int | None = None
+
+
+async def _run_agent(agent: Agent, context: EpisodeContext,
+                     timeout_s: float | None) -> tuple[str | None, _Failure | None]:
     """The agent's answer, or None and why there is none.
 
     Any exception from the agent is caught on purpose: a model that breaks its own loop (unparsable output,
-    a lost endpoint) fails its episode, and the run goes on to the next one.
+    a lost endpoint) fails its episode, and the run goes on to the next one. Its ``kind`` and ``status``
+    (``bench.agents.step.AgentError``, ``models.errors``) are kept; an exception without a kind is known by its
+    class name.
     """
     name = getattr(agent, "name", type(agent).__name__)
     try:
         answer = await asyncio.wait_for(agent.run(context), timeout_s)
     except TimeoutError:
-        return None, f"agent {name!r} gave no answer within {timeout_s:g} s"
+        return None, _Failure(f"agent {name!r} gave no answer within {timeout_s:g} s", ErrorKind.EPISODE_TIMEOUT)
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        return None, f"agent {name!r} raised {type(exc).__name__}: {exc}"
+        kind = getattr(exc, "kind", None)
+        status = getattr(exc, "status", None)
+        return None, _Failure(f"agent {name!r} raised {type(exc).__name__}: {exc}",
+                              kind if isinstance(kind, ErrorKind) else type(exc).__name__,
+                              status if isinstance(status, int) else None)
     if answer is not None and not isinstance(answer, str):
-        return None, f"agent {name!r} returned {type(answer).__name__}, not the answer text"
+        return None, _Failure(f"agent {name!r} returned {type(answer).__name__}, not the answer text", "other")
     return answer, None
 
 

@@ -18,7 +18,7 @@ from typing import Any
 # openai SDK behind ``client`` takes most of a second to import.
 _HOMES = {
     "client": ("ChatClient", "ChatReply"),
-    "errors": ("EndpointError", "ModelError", "ModelServerError"),
+    "errors": ("EndpointError", "ErrorKind", "ModelError", "ModelServerError"),
     "plan": ("plan_model_server",),
     "server": ("ModelServer", "ServerPlan", "ServerSpeed", "request_time_limit"),
     "settings": ("AgentProfile", "EndpointProfile", "JudgeProfile", "ModelSettings", "ProposerProfile",

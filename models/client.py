@@ -15,13 +15,17 @@ up to ``profile.max_retries`` times with exponential backoff (0.5 s doubling, ji
 
 The reply is the completion's JSON as the server sent it (lone surrogates replaced), read leniently: servers
 differ in what they put in a message, and a consumer decides what it needs (``ChatReply.message``). A body that
-is no chat completion is an ``EndpointError`` like a failed request.
+is no chat completion is an ``EndpointError`` like a failed request. Every ``EndpointError`` says how the call
+failed as an ``ErrorKind`` (timeout, unreachable, context too long, HTTP error, bad reply) and carries the HTTP
+status when there was one; this module is the one place that reads a server's error body to tell a context
+overflow from any other 400.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -31,12 +35,19 @@ import openai
 
 from mcp_gateway.text import scrub_surrogates
 
-from .errors import EndpointError
+from .errors import EndpointError, ErrorKind
 from .settings import EndpointProfile
 
 __all__ = ["ChatClient", "ChatReply"]
 
 _SHOWN_BODY_CHARS = 500
+
+# How servers say a prompt is longer than the model's context, in a 400 (or 413/422) body. The error's ``code`` or
+# ``type`` when the server sets one (OpenAI and vLLM's newer builds: context_length_exceeded; llama.cpp:
+# exceed_context_size_error), else its message (vLLM: "maximum context length is N tokens"; llama-cpp-python:
+# "Requested tokens (N) exceed context window of M").
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
+_CONTEXT_TEXT = re.compile(r"context (window|length|size)|maximum context|too many tokens|n_ctx", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,17 @@ def _no_key() -> str:
 
 async def _no_key_async() -> str:
     return ""
+
+
+def _context_overflow(exc: openai.APIStatusError) -> bool:
+    """Whether an HTTP error is the server refusing a prompt longer than the model's context."""
+    if exc.status_code not in (400, 413, 422):
+        return False
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error") if isinstance(body.get("error"), dict) else body
+    if {str(error.get("code")), str(error.get("type"))} & _CONTEXT_CODES:
+        return True
+    return bool(_CONTEXT_TEXT.search(exc.response.text[:_SHOWN_BODY_CHARS * 4]))
 
 
 class ChatClient:
@@ -156,16 +178,18 @@ class ChatClient:
         timeout = request.get("timeout", self.profile.timeout_s)
         tries = f" (after {self.profile.max_retries} retries)" if self.profile.max_retries else ""
         if isinstance(exc, openai.APITimeoutError):
-            return EndpointError(f"{self.url}: no reply within {timeout:.1f} s{tries}", url=self.url, kind="timeout")
+            return EndpointError(f"{self.url}: no reply within {timeout:.1f} s{tries}", url=self.url,
+                                 kind=ErrorKind.ENDPOINT_TIMEOUT)
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc  # the transport's own error (ConnectError, RemoteProtocolError, ...)
             return EndpointError(f"{self.url}: cannot connect{tries}: {type(cause).__name__}: {cause}", url=self.url,
-                                 kind="connection")
+                                 kind=ErrorKind.ENDPOINT_UNREACHABLE)
         if isinstance(exc, openai.APIStatusError):
             text = exc.response.text[:_SHOWN_BODY_CHARS]
-            return EndpointError(f"{self.url} answered HTTP {exc.status_code}: {text}", url=self.url, kind="http",
+            kind = ErrorKind.CONTEXT_TOO_LONG if _context_overflow(exc) else ErrorKind.ENDPOINT_HTTP
+            return EndpointError(f"{self.url} answered HTTP {exc.status_code}: {text}", url=self.url, kind=kind,
                                  status=exc.status_code)
-        return EndpointError(f"{self.url}: {type(exc).__name__}: {exc}", url=self.url, kind="client")
+        return EndpointError(f"{self.url}: {type(exc).__name__}: {exc}", url=self.url, kind=ErrorKind.ENDPOINT_CLIENT)
 
     def _reply(self, text: str) -> ChatReply:
         try:
@@ -173,10 +197,10 @@ class ChatClient:
             message = body["choices"][0]["message"]
         except (ValueError, LookupError, TypeError):
             raise EndpointError(f"{self.url} answered 200 with no chat completion: {text[:_SHOWN_BODY_CHARS]}",
-                                url=self.url, kind="invalid") from None
+                                url=self.url, kind=ErrorKind.ENDPOINT_BAD_REPLY) from None
         if not isinstance(message, dict):
             raise EndpointError(f"{self.url}: choices[0].message is {type(message).__name__}, not an object",
-                                url=self.url, kind="invalid")
+                                url=self.url, kind=ErrorKind.ENDPOINT_BAD_REPLY)
         usage = body.get("usage")
         return ChatReply(message=message, usage=usage if isinstance(usage, dict) else None, body=body)
 

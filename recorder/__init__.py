@@ -1,4 +1,10 @@
-"""recorder: record/replay transport, cassette bundles, drift reports and the sandbox upstream."""
+"""recorder: the record/replay transport and what it keeps.
+
+The httpx transport (``transport``) with request fingerprints (``fingerprint``), platform routes
+(``routes``) and key redaction (``redaction``); cassette bundles (``cassette``) with their pinned tool
+catalog (``catalog_pin``), signatures (``signing``), import from elsewhere (``transfer``), SQL over
+bundles (``query``) and vcrpy interchange (``vcr``); drift reports between recordings (``drift``).
+"""
 
 from .cassette import Bundle, BundleRef, CassetteStore, CorruptBundleError, Interaction, Origin, Recording
 from .catalog_pin import CatalogDiff, CatalogMismatchError, CatalogPin, ToolChange, diff_catalogs

@@ -9,7 +9,8 @@
                                GatewayExecutor(gateway.runtime), tokens={"s3cret"})
 
 Modules: ``agent_endpoint`` (the Starlette app and the server-side tool loop; tool calls are read with
-``models.toolcalls``), ``executors`` (who runs the calls), ``service`` (an app on a loopback port in the running
+``models.toolcalls``), ``request_checks`` (the client's mistakes, refused with a 4xx before the model server is
+called), ``executors`` (who runs the calls), ``service`` (an app on a loopback port in the running
 loop), ``endpoint_agent`` (`kopa bench run --agent endpoint`).
 """
 

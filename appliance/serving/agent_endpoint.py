@@ -20,7 +20,11 @@ The reply is a chat completion whose assistant message carries the extension fie
 (streaming: the last chunk's ``choices[0].delta.kopa``). ``finish_reason`` is ``stop`` for an answer and
 ``length`` when the budget ran out. A tool call the model wrote but that cannot be read (malformed XML, an
 unknown tool, arguments that are not JSON) is a trajectory step with its error, and the model is told; only
-a failing model server is an HTTP error (502), and a bad request a 400, both in OpenAI's error shape.
+a failing model server is an HTTP error (502), and a bad request a 4xx, both in OpenAI's error shape
+(``{"error": {"message", "type", "param", "code"}}``). A client's mistake is decided before the model server is
+called (``request_checks``): a body over the limit is a 413, malformed JSON, an unknown role, a sampling setting
+of the wrong type or out of range and a prompt longer than the model's context are a 400 whose ``param`` names
+the field.
 Bearer tokens as for ``/mcp``; ``/healthz`` is open.
 """
 
@@ -35,6 +39,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
@@ -51,6 +56,7 @@ from mcp_gateway.text import scrub_surrogates
 from models.toolcalls import ToolCallParser, choose_parser
 
 from .executors import RequestError, ToolExecutor
+from .request_checks import RequestLimits, check_request, read_body
 
 if TYPE_CHECKING:
     from models.client import ChatClient
@@ -128,13 +134,17 @@ def _request_config(base: OpenAIAgentConfig, body: Mapping[str, Any], kopa: Mapp
     for field in ("temperature", "max_tokens", "tool_choice"):
         if body.get(field) is not None:
             update[field] = body[field]
+    if "max_tokens" not in update and body.get("max_completion_tokens") is not None:  # the newer name
+        update["max_tokens"] = body["max_completion_tokens"]
     for field in ("max_turns", "max_calls"):
         if kopa.get(field) is not None:
             update[field] = kopa[field]
     try:
         return OpenAIAgentConfig.model_validate(base.model_dump() | update)
-    except ValueError as exc:
-        raise RequestError(f"bad request setting: {exc}") from None
+    except ValidationError as exc:  # the field and the reason, without pydantic's dump and URL
+        first = exc.errors(include_url=False)[0]
+        field = ".".join(str(part) for part in first["loc"] if part != "limits") or None
+        raise RequestError(f"bad request setting {field}: {first['msg']}", param=field, code="invalid_value") from None
 
 
 async def run_agent(body: Mapping[str, Any], *, model: OpenAIAgentConfig, executor: ToolExecutor,
@@ -178,8 +188,13 @@ async def run_agent(body: Mapping[str, Any], *, model: OpenAIAgentConfig, execut
     return answer, extension, run.usage()
 
 
-def _error(status: int, message: str, kind: str) -> JSONResponse:
-    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
+def _error(status: int, message: str, kind: str, param: str | None = None, code: str | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "type": kind, "param": param, "code": code}},
+                        status_code=status)
+
+
+def _refused(exc: RequestError) -> JSONResponse:
+    return _error(exc.status, str(exc), "invalid_request_error", exc.param, exc.code)
 
 
 def _completion_id() -> str:
@@ -188,27 +203,32 @@ def _completion_id() -> str:
 
 def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens: Iterable[str],
                      parser: ToolCallParser | None = None, served_name: str = AGENT_MODEL,
-                     resources: Sequence[contextlib.AbstractAsyncContextManager[Any]] = ()) -> Starlette:
+                     resources: Sequence[contextlib.AbstractAsyncContextManager[Any]] = (),
+                     context_tokens: int | None = None, max_body_bytes: int | None = None) -> Starlette:
     """The Starlette app of the agent endpoint over the model server ``model`` and the tool ``executor``; a request's
     budgets are ``model.limits`` unless it sets ``kopa.max_turns``/``kopa.max_calls``.
 
+    ``context_tokens``: the model server's context (``ModelServer.plan.context_tokens``), the bound on a request's
+    prompt and ``max_tokens``; ``max_body_bytes``: the request body limit (None: derived from the context, else
+    ``request_checks.DEFAULT_MAX_BODY_BYTES``).
+
     Raises:
-        ValueError: no bearer token given.
+        ValueError: no bearer token given, or a limit that is not positive.
     """
     tokens = {t for t in tokens if t}
     if not tokens:
         raise ValueError("the agent endpoint needs at least one bearer token (configuration: gateway tokens)")
     parser = parser or choose_parser()
+    limits = RequestLimits.for_context(context_tokens, max_body_bytes)
 
     async def completions(request: Request) -> Response:
         if request.method != "POST":
             return _error(405, "use POST", "invalid_request_error")
         try:
-            body = scrub_surrogates(await request.json())  # a lone \udXXX escape: U+FFFD, not a 500
-        except ValueError:
-            return _error(400, "the request body is not JSON", "invalid_request_error")
-        if not isinstance(body, dict):
-            return _error(400, "the request body must be a JSON object", "invalid_request_error")
+            body = scrub_surrogates(await read_body(request, limits))  # a lone \udXXX escape: U+FFFD, not a 500
+            check_request(body, limits)  # the client's mistakes never reach the model server
+        except RequestError as exc:
+            return _refused(exc)
         created, cid = int(time.time()), _completion_id()
         run = run_agent(body, model=model, executor=executor, parser=parser, client=getattr(request.app.state, "model_client", None))
         if body.get("stream"):
@@ -217,9 +237,9 @@ def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens
         try:
             answer, extension, usage = await run
         except RequestError as exc:
-            return _error(400, str(exc), "invalid_request_error")
+            return _refused(exc)
         except EndpointError as exc:
-            return _error(502, f"the model server failed: {exc}", "model_server_error")
+            return _error(502, f"the model server failed: {exc}", "model_server_error", code="model_server_error")
         finish = "length" if extension["stop_reason"] == "budget" else "stop"
         return JSONResponse({
             "id": cid, "object": "chat.completion", "created": created, "model": served_name,

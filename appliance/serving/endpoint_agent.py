@@ -63,7 +63,7 @@ class EndpointAgent:
                 seed=request_seed(context.seed, context.rollout),
                 extra_body={EXTENSION_FIELD: {"session": session}})  # the endpoint plays by self.model.limits
         except ModelEndpointError as exc:
-            raise EndpointError(str(exc)) from None
+            raise EndpointError.wrap(exc) from None  # its kind and HTTP status go into the episode's record
         finally:
             self.executor.unregister(session)
         message = reply.message

@@ -30,7 +30,13 @@ TOOLSET = "agent-endpoint"  # the audit line's toolset: calls made by the endpoi
 
 
 class RequestError(ValueError):
-    """A chat request the endpoint cannot serve (HTTP 400); the message names the field and the fix."""
+    """A chat request the endpoint cannot serve (HTTP 400, 413 for a body over the limit); the message names the
+    field and the fix, ``param`` the field (OpenAI's error ``param``: ``"messages[2].role"``, None for the whole
+    body) and ``code`` the kind of mistake (``"invalid_type"``, ``"invalid_value"``, ...)."""
+
+    def __init__(self, message: str, *, param: str | None = None, code: str | None = None, status: int = 400) -> None:
+        super().__init__(message)
+        self.param, self.code, self.status = param, code, status
 
 
 class ToolExecutor(Protocol):

@@ -29,7 +29,8 @@ What a malformed reply does (the episode is always scored; see ``bench.episode``
 * **a reply with neither text nor tool calls**: the episode ends without an answer (``None``), unless
   ``retry_empty_without_tools`` asks once more without tools.
 * **the endpoint fails** (HTTP error, timeout, a body that is not a chat completion): ``EndpointError``
-  is raised. ``run_episode`` records it as the episode's error and scores the episode without an answer.
+  is raised with the client's ``ErrorKind`` and HTTP status. ``run_episode`` records it as the episode's error
+  (message, kind, status) and scores the episode without an answer.
 * **no final answer after ``max_turns`` turns**: ``TurnLimitReached`` (the last turn's calls are run).
 
 Tool responses are capped at ``max_tool_tokens`` approximate tokens (``bench.agents.step.cap_tool_response``):
@@ -57,6 +58,7 @@ from bench.agents.step import (
     read_calls,
 )
 from models.errors import EndpointError as ModelEndpointError
+from models.errors import ErrorKind
 from models.toolcalls import ToolCallParser
 
 if TYPE_CHECKING:
@@ -67,7 +69,13 @@ __all__ = ["AgentError", "EndpointError", "OpenAIAgent", "ToolCallRequest", "Tur
 
 
 class EndpointError(AgentError):
-    """The chat endpoint failed: unreachable, an HTTP error, a timeout, or a body that is no chat completion."""
+    """The chat endpoint failed: unreachable, an HTTP error, a timeout, or a body that is no chat completion.
+    ``kind`` and ``status`` are the client's (``models.errors.EndpointError``)."""
+
+    @classmethod
+    def wrap(cls, exc: ModelEndpointError) -> EndpointError:
+        """The bench's error for the client's, with its message, kind and HTTP status."""
+        return cls(str(exc), kind=exc.kind, status=exc.status)
 
 
 def request_seed(seed: int, rollout: int) -> int:
@@ -150,7 +158,8 @@ class OpenAIAgent:
         cfg = self.config
         left = deadline - time.monotonic()
         if left <= 0:
-            raise EndpointError(f"the episode's {cfg.episode_timeout_s:g} s ran out before the next request")
+            raise EndpointError(f"the episode's {cfg.episode_timeout_s:g} s ran out before the next request",
+                                kind=ErrorKind.EPISODE_TIMEOUT)
         timeout = min(left, cfg.request_timeout_s) if cfg.request_timeout_s else left
         try:
             reply = await client.complete(messages, tools=tools, timeout_s=timeout, model=cfg.model, seed=seed,
@@ -158,7 +167,7 @@ class OpenAIAgent:
                                           tool_choice=self.tool_choice(turn) if tools else None,
                                           extra_body=cfg.extra_body or None)
         except ModelEndpointError as exc:
-            raise EndpointError(str(exc)) from None
+            raise EndpointError.wrap(exc) from None
         usage = reply.usage
         note_turn({"turn": turn, "with_tools": bool(tools), "content": reply.message.get("content"),
                    "tool_calls": reply.message.get("tool_calls") or [],

@@ -50,6 +50,7 @@ from typing import Any, Literal, Protocol
 
 from bench.limits import EpisodeLimits
 from mcp_gateway.runtime import Outcome, ToolResult
+from models.errors import ErrorKind
 from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCallParser, read_message, read_text
 
 __all__ = ["BYTES_PER_TOKEN", "AgentError", "AgentStep", "BudgetSpent", "Generate", "Generation", "TokenCodec",
@@ -64,15 +65,28 @@ CallTool = Callable[[str, Any], Awaitable[ToolResult]]
 
 
 class AgentError(RuntimeError):
-    """A model-backed agent stopped without an answer; the message says why."""
+    """A model-backed agent stopped without an answer; the message says why, ``kind`` how (the episode's record
+    keeps it), ``status`` the endpoint's HTTP code if one answered."""
+
+    kind: ErrorKind | None = None
+
+    def __init__(self, message: str, *, kind: ErrorKind | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
+        self.status = status
 
 
 class TurnLimitReached(AgentError):
     """The model was still calling tools when the turn limit came."""
 
+    kind = ErrorKind.TURN_LIMIT
+
 
 class BudgetSpent(AgentError):
     """The episode's prompt or response budget is spent; it ends without an answer."""
+
+    kind = ErrorKind.BUDGET_SPENT
 
 
 # ---------------------------------------------------------------------------------------------- tool responses

@@ -188,7 +188,7 @@ def build_report(files: RunFiles) -> RunReport:
         summary=summary, domains=_domains(results, summary), tasks=_tasks(files, per_task),
         failures=tuple(_failure(line) for line in files.episodes
                        if line.get("error") or not line["scores"]["passed"]),
-        results=tuple(results), errors=error_groups(line.get("error") for line in files.episodes))
+        results=tuple(results), errors=error_groups(files.episodes))
 
 
 # ---------------------------------------------------------------------------------------------- helpers

@@ -221,6 +221,6 @@ async def test_the_call_budget_leaves_calls_unrun_and_the_model_is_told(scripted
     told = json.loads(seen[2]["messages"][-1]["content"])
     assert told["outcome"] == "not_run" and seen[2]["messages"][-1]["tool_call_id"] == "c3"
     async with serve_app(endpoint_app(base_url, gateway)) as origin, client(origin) as oai:
-        with pytest.raises(openai.BadRequestError, match="kopa.max_calls must be a non-negative integer"):
+        with pytest.raises(openai.BadRequestError, match="kopa.max_calls must be an integer of at least 0, got -1"):
             await oai.chat.completions.create(model="kopa-agent", messages=[{"role": "user", "content": "?"}],
                                               extra_body={"kopa": {"max_calls": -1}})

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
 from rich.console import Console
 
-from bench.report import ErrorGroup, error_groups, errors_line, load_run, run_error_groups, write_report
+from bench.report import ErrorGroup, error_groups, error_kind, errors_line, load_run, run_error_groups, write_report
 from bench.runner import EPISODES_FILE, RUN_FILE
+from tests.chat_server import serve_chat, stop
 
 URL = "http://127.0.0.1:41234/v1/chat/completions"
 TIMEOUT = f"agent 'local' raised EndpointError: {URL}: no reply within 120.0 s"
@@ -116,3 +118,66 @@ def test_the_console_reads_a_runs_errors_from_its_directory(tmp_path):
     records = Records("sqlite://")
     assert records.error_groups(SimpleNamespace(run_dir=str(run_dir))) == EXPECTED[:2]
     assert records.error_groups(SimpleNamespace(run_dir=str(tmp_path / "gone"))) == ()
+
+
+# ------------------------------------------------------------------ kinds carried from the chat client, not read back
+
+
+def _serve(reply: tuple[int, object], delay_s: float = 0.0):
+    def respond(body, headers):
+        time.sleep(delay_s)
+        return reply
+    return serve_chat(respond)
+
+
+async def test_endpoint_failures_are_counted_by_the_kind_the_client_raised_not_by_their_text(tmp_path, episode_tasks,
+                                                                                            gateway):
+    from bench.agents.openai_agent import OpenAIAgent
+    from bench.episode import run_episode
+    from sandbox.loopback import free_port
+    from tui.sources.records import Records
+
+    context_400 = (400, {"error": {"message": "This model's maximum context length is 8192 tokens. However, you "
+                                              "requested 9001 tokens.", "type": "BadRequestError", "code": 400}})
+    servers = [_serve((503, {"error": {"message": "overloaded"}})), _serve(context_400),
+               _serve((200, {"choices": []}), delay_s=1.5)]
+    urls = [base for _, base in servers] + [f"http://127.0.0.1:{free_port()}/v1"]  # the last one refuses
+    task = episode_tasks["ep-string"]
+    lines = []
+    try:
+        for url in urls:
+            agent = OpenAIAgent(base_url=url, model="m", max_retries=0, request_timeout_s=0.3)
+            line = (await run_episode(task, agent, gateway, seed=0)).to_json()
+            lines.append({**line, "domain": task.domain})
+    finally:
+        for server, _ in servers:
+            stop(server)
+    assert [(line["error_kind"], line["error_status"]) for line in lines] == [
+        ("endpoint HTTP error", 503), ("context too long", 400), ("endpoint timeout", None),
+        ("endpoint unreachable", None)]
+
+    # every message now says something else: the kinds still come from the records
+    for i, line in enumerate(lines):
+        line["task_id"] = f"t{i}"  # four episodes of the report, not four tries of one
+        line["error"] = "agent 'openai' raised EndpointError: no reply within 1 s, cannot connect, TurnLimitReached"
+    run_dir = _run_dir(tmp_path, [])
+    (run_dir / EPISODES_FILE).write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    message = lines[0]["error"]
+    expected = (ErrorGroup("endpoint HTTP error", 1, message), ErrorGroup("context too long", 1, message),
+                ErrorGroup("endpoint timeout", 1, message), ErrorGroup("endpoint unreachable", 1, message))
+    groups = run_error_groups(run_dir)
+    assert groups == expected and not any(g.from_message for g in groups)
+    assert load_run(run_dir).errors == expected
+    assert Records("sqlite://").error_groups(SimpleNamespace(run_dir=str(run_dir))) == expected
+    assert errors_line(groups) == ("model errors: 4 episode(s) — endpoint HTTP error 1, context too long 1, "
+                                   "endpoint timeout 1, endpoint unreachable 1")
+
+
+def test_an_old_record_with_only_a_message_falls_back_to_reading_it_and_says_so():
+    old = {"error": TIMEOUT}  # written before episodes kept error_kind
+    new = {"error": TIMEOUT, "error_kind": "endpoint HTTP error", "error_status": 502}
+    assert error_kind(old) == "endpoint timeout" and error_kind(new) == "endpoint HTTP error"
+    assert error_kind({"error": None}) is None
+    groups = error_groups([old, new, TIMEOUT])
+    assert groups == (ErrorGroup("endpoint timeout", 2, TIMEOUT), ErrorGroup("endpoint HTTP error", 1, TIMEOUT))
+    assert [g.from_message for g in groups] == [True, False]

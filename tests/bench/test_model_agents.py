@@ -24,6 +24,7 @@ from bench.agents.llm_config import OpenAIAgentConfig
 from bench.agents.openai_agent import OpenAIAgent, approx_tokens, cap_tool_response
 from bench.episode import episode_key_token, run_episode
 from mcp_gateway.runtime import Outcome, ToolResult
+from models.errors import ErrorKind
 from tests.chat_server import serve_chat, stop
 
 Reply = Callable[[dict[str, Any]], tuple[int, Any, float]]  # request body -> (status, body, delay before answering)
@@ -236,18 +237,26 @@ async def test_lone_surrogate_escapes_from_the_model_become_replacement_characte
     json.dumps(outcome.to_json(), ensure_ascii=False).encode("utf-8")  # and the transcript line written
 
 
-@pytest.mark.parametrize("reply, expected", [
-    (raw(500, '{"error": "model crashed"}'), "HTTP 500"),
-    (raw(200, "this is not JSON"), "no chat completion"),
-    (raw(200, '{"choices": []}'), "no chat completion"),
+@pytest.mark.parametrize("reply, expected, kind, status", [
+    (raw(500, '{"error": "model crashed"}'), "HTTP 500", ErrorKind.ENDPOINT_HTTP, 500),
+    (raw(503, '{"error": {"message": "overloaded"}}'), "HTTP 503", ErrorKind.ENDPOINT_HTTP, 503),
+    (raw(400, json.dumps({"error": {"message": "This model's maximum context length is 8192 tokens. However, you "
+                                               "requested 9001 tokens.", "type": "BadRequestError", "code": 400}})),
+     "HTTP 400", ErrorKind.CONTEXT_TOO_LONG, 400),
+    (raw(200, "this is not JSON"), "no chat completion", ErrorKind.ENDPOINT_BAD_REPLY, None),
+    (raw(200, '{"choices": []}'), "no chat completion", ErrorKind.ENDPOINT_BAD_REPLY, None),
 ])
-async def test_endpoint_failures_end_the_episode_with_the_error_kept(endpoint, episode_tasks, gateway, reply, expected):
+async def test_endpoint_failures_end_the_episode_with_the_error_kept(endpoint, episode_tasks, gateway, reply, expected,
+                                                                     kind, status):
     task = episode_tasks["ep-string"]
     ep = endpoint(calls(("search_subway_stations", golden_args(task, 0))), reply)
     outcome = await run_episode(task, agent_for(ep, max_retries=0), gateway, seed=0)
 
     assert outcome.answer is None and not outcome.passed
     assert "EndpointError" in outcome.error and expected in outcome.error
+    assert (outcome.error_kind, outcome.error_status) == (kind, status)
+    assert {k: outcome.to_json()[k] for k in ("error_kind", "error_status")} == {"error_kind": kind.value,
+                                                                                 "error_status": status}
     assert [c["outcome"] for c in agent_calls(outcome)] == ["semantic_success"]  # the work before still counts
     assert outcome.action.corr == 1.0
 
@@ -268,12 +277,14 @@ async def test_a_slow_reply_past_the_request_timeout_ends_the_episode(endpoint, 
                                 seed=0)
     assert time.monotonic() - started < 5.0  # gave up at 0.5 s, long before the 6 s reply
     assert outcome.answer is None and "EndpointError" in outcome.error and "no reply within 0.5 s" in outcome.error
+    assert (outcome.error_kind, outcome.error_status) == (ErrorKind.ENDPOINT_TIMEOUT, None)
 
 
 async def test_an_unreachable_endpoint_is_an_endpoint_error(episode_tasks, gateway):
     agent = OpenAIAgent(base_url="http://127.0.0.1:9/v1", model="nobody")  # discard port: connection refused
     outcome = await run_episode(episode_tasks["ep-string"], agent, gateway, seed=0)
     assert outcome.answer is None and "EndpointError" in outcome.error and "ConnectError" in outcome.error
+    assert (outcome.error_kind, outcome.error_status) == (ErrorKind.ENDPOINT_UNREACHABLE, None)
 
 
 async def test_an_empty_reply_is_asked_again_without_tools_when_configured(endpoint, episode_tasks, gateway):
@@ -304,6 +315,7 @@ async def test_max_turns_is_enforced(endpoint, episode_tasks, gateway):
 
     assert len(ep.requests) == 3 and len(agent_calls(outcome)) == 3  # the last turn's calls still ran
     assert outcome.answer is None and "TurnLimitReached" in outcome.error and "3 assistant turns" in outcome.error
+    assert outcome.error_kind == ErrorKind.TURN_LIMIT
     assert outcome.action.n_dup == 2
 
 
@@ -394,3 +406,14 @@ async def test_string_arguments_can_be_bounded_for_grammar_decoding_servers(endp
     params = ep.requests[0]["tools"][0]["function"]["parameters"]["properties"]
     assert params["STATION_NM"]["maxLength"] == 32 and params["KEY"]["maxLength"] == 32
     assert all("maxLength" not in p for p in params.values() if p["type"] != "string")
+
+
+async def test_the_endpoint_agent_keeps_the_kind_and_status_of_the_agent_endpoints_error(endpoint, episode_tasks,
+                                                                                         gateway):
+    from appliance.serving.endpoint_agent import EndpointAgent
+
+    ep = endpoint(raw(503, '{"error": {"message": "overloaded"}}'))
+    async with EndpointAgent.serving(OpenAIAgentConfig(base_url=ep.base_url, model="scripted", max_retries=0)) as agent:
+        outcome = await run_episode(episode_tasks["ep-string"], agent, gateway, seed=0)
+    assert outcome.answer is None and "answered HTTP 502" in outcome.error  # the agent endpoint's own status
+    assert (outcome.error_kind, outcome.error_status) == (ErrorKind.ENDPOINT_HTTP, 502)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from models.client import ChatClient
-from models.errors import EndpointError
+from models.errors import EndpointError, ErrorKind
 from models.settings import EndpointProfile
 from tests.chat_server import serve_chat, stop
 
@@ -80,7 +80,7 @@ async def test_a_5xx_past_the_retries_is_an_http_error_naming_the_status(endpoin
     async with ChatClient(profile(endpoint, max_retries=2)) as client:
         with pytest.raises(EndpointError, match=r"answered HTTP 500: .*boom 2") as caught:
             await client.complete(MESSAGES)
-    assert (caught.value.kind, caught.value.status, len(script.requests)) == ("http", 500, 3)
+    assert (caught.value.kind, caught.value.status, len(script.requests)) == (ErrorKind.ENDPOINT_HTTP, 500, 3)
 
 
 async def test_a_400_is_not_sent_again(endpoint, script):
@@ -88,7 +88,23 @@ async def test_a_400_is_not_sent_again(endpoint, script):
     async with ChatClient(profile(endpoint, max_retries=3)) as client:
         with pytest.raises(EndpointError, match="answered HTTP 400: .*unknown model") as caught:
             await client.complete(MESSAGES)
-    assert (caught.value.status, len(script.requests)) == (400, 1)
+    assert (caught.value.kind, caught.value.status, len(script.requests)) == (ErrorKind.ENDPOINT_HTTP, 400, 1)
+
+
+@pytest.mark.parametrize("error", [
+    {"message": "This model's maximum context length is 8192 tokens. However, you requested 9001 tokens.",
+     "type": "BadRequestError", "code": 400},                                                       # vLLM
+    {"message": "the request exceeds the available context size, try increasing it",
+     "type": "exceed_context_size_error", "code": 400},                                             # llama.cpp
+    {"message": "too long", "type": "invalid_request_error", "code": "context_length_exceeded"},   # OpenAI
+    {"message": "Requested tokens (9001) exceed context window of 8192"},                          # llama-cpp-python
+])
+async def test_a_400_for_a_prompt_past_the_context_is_context_too_long(endpoint, script, error):
+    script.replies.append((400, {"error": error}))
+    async with ChatClient(profile(endpoint, max_retries=3)) as client:
+        with pytest.raises(EndpointError, match="answered HTTP 400") as caught:
+            await client.complete(MESSAGES)
+    assert (caught.value.kind, caught.value.status, len(script.requests)) == (ErrorKind.CONTEXT_TOO_LONG, 400, 1)
 
 
 async def test_a_request_past_its_timeout_is_sent_again_then_reported(endpoint, script):
@@ -96,7 +112,7 @@ async def test_a_request_past_its_timeout_is_sent_again_then_reported(endpoint, 
     async with ChatClient(profile(endpoint, max_retries=1, timeout_s=0.3)) as client:
         with pytest.raises(EndpointError, match=r"no reply within 0\.3 s \(after 1 retries\)") as caught:
             await client.complete(MESSAGES)
-    assert caught.value.kind == "timeout"
+    assert (caught.value.kind, caught.value.status) == (ErrorKind.ENDPOINT_TIMEOUT, None)
     assert len(script.requests) == 2
 
 
@@ -107,7 +123,7 @@ async def test_an_unreachable_endpoint_is_a_connection_error():
     async with ChatClient(gone) as client:
         with pytest.raises(EndpointError, match="cannot connect") as caught:
             await client.complete(MESSAGES)
-    assert caught.value.kind == "connection"
+    assert (caught.value.kind, caught.value.status) == (ErrorKind.ENDPOINT_UNREACHABLE, None)
 
 
 @pytest.mark.parametrize("body", ["<html>proxy error</html>", {"choices": []}, {"choices": [{"message": "hi"}]}])
@@ -116,7 +132,7 @@ async def test_a_body_that_is_no_chat_completion_is_an_endpoint_error(endpoint, 
     async with ChatClient(profile(endpoint)) as client:
         with pytest.raises(EndpointError, match="no chat completion|not an object") as caught:
             await client.complete(MESSAGES)
-    assert caught.value.kind == "invalid"
+    assert caught.value.kind == ErrorKind.ENDPOINT_BAD_REPLY
 
 
 async def test_the_request_carries_the_profile_and_the_call_overrides_it(endpoint, script):
