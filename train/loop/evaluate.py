@@ -7,7 +7,8 @@ Every episode is ``bench.episode.run_episode`` on a strict-replay gateway of the
 through ``train.episode.run_rollout`` for a model: the same prompt, tool order (seeded per task and seed), limits,
 agent step and scorers as ``kopa bench run``. The model plays greedily (``train.engines.trl.generate``), so a seed
 changes the episode (its tool order and key tokens), not the decoding; the model is the one training used, read in
-torch (fp32), which reads prompts ~4× faster than llama.cpp here. The model's messages give what the bench's
+torch (fp32). With ``batch`` > 1 that many episodes run at once and their generations go through the model as one
+batch (``GreedyBatch``: decoding reads the weights once per token for the whole batch). The model's messages give what the bench's
 verdicts do not:
 
 * ``calls`` / ``well_formed``: tool calls the model wrote, and those that could be read and name an offered tool;
@@ -132,22 +133,36 @@ class _Episodes:
 
 async def _each_episode(tasks: Sequence[Task], seeds: Sequence[int], out: Path, home: Path, cassettes: Path,
                         play: Callable[[Task, int, Any], Any],
-                        progress: Callable[[EpisodeFigures], None] | None) -> list[EpisodeFigures]:
+                        progress: Callable[[EpisodeFigures], None] | None, width: int = 1,
+                        batched: Any = None) -> list[EpisodeFigures]:
+    """Play every (task, seed) not yet in ``out``, seed by seed in task order, ``width`` episodes at a time (each
+    worker takes the next one as it finishes one, so the schedule depends only on the episodes); ``batched``: the
+    ``GreedyBatch`` the workers' episodes generate through."""
     from bench.runner import open_bench_gateway
 
     episodes = _Episodes(out)
+    todo = [(task, seed) for seed in seeds for task in tasks if (task.id, seed) not in episodes.done]
     gateways: dict[str, Any] = {}
-    try:
-        for seed in seeds:
-            for task in tasks:
-                if (task.id, seed) in episodes.done:
-                    continue
+
+    async def worker() -> None:
+        try:
+            while todo:
+                task, seed = todo.pop(0)
                 if task.bundle not in gateways:
                     gateways[task.bundle] = open_bench_gateway(task.bundle, cassettes=cassettes, home=home)
                 row = await play(task, seed, gateways[task.bundle])
                 episodes.add(row)
                 if progress is not None:
                     progress(row)
+        finally:
+            if batched is not None:
+                batched.worker_done()
+
+    workers = max(1, min(width, len(todo)))
+    if batched is not None:
+        batched.expect(workers)
+    try:
+        await asyncio.gather(*(worker() for _ in range(workers)))
     finally:
         for gateway in gateways.values():
             await gateway.aclose()
@@ -156,21 +171,26 @@ async def _each_episode(tasks: Sequence[Task], seeds: Sequence[int], out: Path, 
 
 def evaluate_model(model: Any, tokenizer: Any, tasks: Sequence[Task], *, seeds: Sequence[int], limits: EpisodeLimits,
                    out: Path, home: Path, cassettes: Path = REPO / "cassettes", max_new_tokens: int = 256,
-                   max_response_tokens: int = 4096,
+                   max_response_tokens: int = 4096, batch: int = 1,
                    progress: Callable[[EpisodeFigures], None] | None = None) -> list[EpisodeFigures]:
-    """``model`` (a loaded causal LM, adapter or not) played greedily over ``tasks`` × ``seeds`` (module doc)."""
+    """``model`` (a loaded causal LM, adapter or not) played greedily over ``tasks`` × ``seeds`` (module doc);
+    ``batch`` > 1: that many episodes at once, their generations batched (``GreedyBatch``)."""
     from bench.agents.step import TokenTrace
-    from train.engines.trl.generate import torch_policy
+    from train.engines.trl.generate import GreedyBatch, torch_policy
     from train.engines.trl.tokens import ChatTemplateTokens
     from train.episode import run_rollout
 
+    batched = GreedyBatch(model, tokenizer, max_new_tokens=max_new_tokens) if batch > 1 else None
+
     async def play(task: Task, seed: int, gateway: Any) -> EpisodeFigures:
         trace = TokenTrace(ChatTemplateTokens(tokenizer), max_response_tokens=max_response_tokens)
-        policy = torch_policy(model, tokenizer, trace, seed=seed, temperature=0.0, max_new_tokens=max_new_tokens)
+        policy = (torch_policy(model, tokenizer, trace, seed=seed, temperature=0.0, max_new_tokens=max_new_tokens)
+                  if batched is None else batched.policy(trace))
         rollout = await run_rollout(task, policy, gateway, limits=limits, seed=seed, tokens=trace)
         return episode_figures(task, rollout.outcome, rollout.messages, rollout.turns)
 
-    return asyncio.run(_each_episode(tasks, seeds, out, home, cassettes, play, progress))
+    return asyncio.run(_each_episode(tasks, seeds, out, home, cassettes, play, progress, width=batch,
+                                     batched=batched))
 
 
 def evaluate_agent(make_agent: Callable[[], Any], tasks: Sequence[Task], *, seeds: Sequence[int],

@@ -217,7 +217,7 @@ class Loop:
 
             loaded, tokenizer = load_for_inference(self.model_source(model))
             rows = evaluate_model(loaded, tokenizer, tasks, seeds=s.seeds, limits=s.limits, out=out, home=self.home,
-                                  max_new_tokens=s.max_new_tokens, progress=progress)
+                                  max_new_tokens=s.max_new_tokens, batch=s.eval_batch, progress=progress)
         summary = summarize_model(EVALUATED[stage.name], rows)
         figures = {k: v.mean for k, v in summary.figures.items()}
         return stage.finish([EPISODES], {"episodes": len(rows), **figures})
@@ -296,7 +296,8 @@ class ProbeCallback:
                     return
                 rows = evaluate_model(model, self.tokenizer, self.tasks, seeds=(0,), limits=self.loop.settings.limits,
                                       out=self.folder / f"step-{step:05d}.jsonl", home=self.loop.home,
-                                      max_new_tokens=self.loop.settings.max_new_tokens)
+                                      max_new_tokens=self.loop.settings.max_new_tokens,
+                                      batch=self.loop.settings.eval_batch)
                 summary = summarize_model(f"step {step}", rows)
                 point = {"step": step, "examples_seen": step,  # batch 1: one row per step
                          "well-formed": summary.figures["well-formed"].mean, "Corr": summary.figures["Corr"].mean}

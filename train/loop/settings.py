@@ -19,8 +19,10 @@ from bench.limits import EpisodeLimits
 
 __all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "LoopSettings"]
 
+# episode_timeout_s: a backstop against a runaway episode only; with batched evaluation an episode's wall time
+# includes the generations of the episodes batched with it
 LOOP_LIMITS = EpisodeLimits(max_turns=8, max_calls=16, max_tool_tokens=256, max_description_chars=80,
-                            episode_timeout_s=900.0)
+                            episode_timeout_s=3600.0)
 
 # --quick builds its EDGE data over these tools only (rest areas, bills, DART: a Phase A graph in seconds)
 QUICK_TOOLS = ("find_dart_corp_code", "get_dart_company_overview", "get_dart_single_company_key_accounts",
@@ -54,6 +56,7 @@ class LoopSettings(BaseModel):
     grpo_steps: int = Field(2, ge=1)
     grpo_generations: int = Field(2, ge=2)
     grpo_learning_rate: float = Field(1e-5, gt=0)
+    eval_batch: int = Field(8, ge=1, description="episodes evaluated at once, their generations batched")
     max_new_tokens: int = Field(128, ge=8, description="tokens per generation (evaluation and GRPO)")
     seed: int = Field(0, description="training seed")
     limits: EpisodeLimits = LOOP_LIMITS
@@ -64,6 +67,6 @@ class LoopSettings(BaseModel):
         base: dict[str, object] = {
             "model": "tiny", "edge_items": 4, "edge_tools": QUICK_TOOLS, "edge_rounds": 2, "edge_trials": 16,
             "split_tasks": 2, "seeds": (0, 1), "sft_steps": 1, "max_length": 8192, "probe_tasks": 1,
-            "probe_every": 1, "grpo_steps": 1, "grpo_generations": 2, "max_new_tokens": 16,
+            "probe_every": 1, "eval_batch": 2, "grpo_steps": 1, "grpo_generations": 2, "max_new_tokens": 16,
             "limits": LOOP_LIMITS.model_copy(update={"max_turns": 2, "max_description_chars": 0})}
         return cls(**{**base, **overrides})

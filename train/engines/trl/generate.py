@@ -4,6 +4,7 @@
     policy = torch_policy(model, tokenizer, trace, seed=7, temperature=1.0)      # sampled: GRPO's rollouts
     policy = torch_policy(model, tokenizer, trace, seed=0, temperature=0.0)      # greedy: evaluation
     rollout = await run_rollout(task, policy, gateway, tokens=trace)
+    batch = GreedyBatch(model, tokenizer, max_new_tokens=128)          # greedy, many episodes at once: evaluation
 
 Each turn generates from ``trace.ids`` (the whole conversation as the chat template renders it, tool results
 included), stopping at the tokenizer's end-of-turn token or after ``max_new_tokens`` (and never past what is left of
@@ -20,7 +21,7 @@ from typing import Any
 
 from bench.agents.step import Generation, TokenTrace
 
-__all__ = ["torch_policy"]
+__all__ = ["GreedyBatch", "torch_policy"]
 
 
 def torch_policy(model: Any, tokenizer: Any, trace: TokenTrace, *, seed: int, temperature: float,
@@ -55,3 +56,96 @@ def torch_policy(model: Any, tokenizer: Any, trace: TokenTrace, *, seed: int, te
         return Generation(text, ids, [float(x) for x in logprobs.tolist()])
 
     return policy
+
+
+class GreedyBatch:
+    """Greedy generation for several episodes at once (evaluation): ``expect(n)`` players (each playing episodes one
+    after another); a policy call waits until every player still playing has asked, then one left-padded batch
+    ``generate`` answers them all.
+
+        batch = GreedyBatch(model, tokenizer, max_new_tokens=128)
+        batch.expect(len(players))                                  # before any of them starts
+        async def player(tasks):
+            for task in tasks:
+                trace = TokenTrace(...)
+                await run_rollout(task, batch.policy(trace), gateway, tokens=trace)
+            batch.worker_done()
+
+    A batch is always exactly the players still playing, so for the same schedule of episodes the batches, and the
+    generations, are the same every time. On a CPU the model's weights are read once per decoded token
+    for the whole batch: Gemma's 262k-row output layer is most of a decoding step, so a batch of 8 decodes at nearly
+    the cost of one. Padding and batch shape change the arithmetic slightly, so a batched greedy episode can differ
+    from the same episode played alone.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256):
+        self.model, self.tokenizer, self.max_new_tokens = model, tokenizer, max_new_tokens
+        self.running = 0
+        self.pending: list[tuple[list[int], int, Any]] = []  # (prompt ids, room, future)
+        self.batches: list[int] = []  # the size of each batch run (what the tests and the report read)
+
+    def expect(self, workers: int) -> None:
+        """``workers`` more players will ask for generations: set before any of them starts, so that the first
+        batch waits for all of them."""
+        self.running += workers
+
+    def worker_done(self) -> None:
+        """A player has no more episodes: the others no longer wait for it."""
+        self.running -= 1
+        self._maybe_generate()
+
+    def policy(self, trace: TokenTrace) -> Callable[..., Any]:
+        """The policy of one episode (module doc of ``torch_policy``: the prompt is ``trace.ids``)."""
+        import asyncio
+
+        budget = trace.max_response_tokens
+
+        async def policy(messages: Any, tools: Any) -> Generation:
+            room = self.max_new_tokens if budget is None else min(self.max_new_tokens,
+                                                                    budget - len(trace.response_mask))
+            future = asyncio.get_running_loop().create_future()
+            self.pending.append((list(trace.ids), max(1, room), future))
+            self._maybe_generate()
+            return await future
+
+        return policy
+
+    def _maybe_generate(self) -> None:
+        if not self.pending or len(self.pending) < self.running:
+            return
+        batch, self.pending = self.pending, []
+        try:
+            generations = self._generate([(ids, room) for ids, room, _ in batch])
+        except Exception as exc:  # every waiting episode hears of it
+            for _, _, future in batch:
+                future.set_exception(exc)
+            return
+        for (_, _, future), generation in zip(batch, generations, strict=True):
+            future.set_result(generation)
+
+    def _generate(self, requests: list[tuple[list[int], int]]) -> list[Generation]:
+        import torch
+
+        self.batches.append(len(requests))
+        pad, eos = self.tokenizer.pad_token_id, self.tokenizer.eos_token_id
+        width = max(len(ids) for ids, _ in requests)
+        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids, _ in requests], device=self.model.device)
+        mask = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in requests],
+                            device=self.model.device)
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                out = self.model.generate(input_ids=input_ids, attention_mask=mask, do_sample=False,
+                                          max_new_tokens=max(room for _, room in requests), eos_token_id=eos,
+                                          pad_token_id=pad)
+        finally:
+            self.model.train(was_training)
+        generations = []
+        for row, (_, room) in zip(out[:, width:].tolist(), requests, strict=True):
+            ids = row[:room]
+            if eos in ids:
+                ids = ids[:ids.index(eos) + 1]
+            text = self.tokenizer.decode(ids, skip_special_tokens=False)
+            generations.append(Generation(text, ids, [0.0] * len(ids)))  # greedy: no log-probs needed
+        return generations
