@@ -459,7 +459,9 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
          seeds: Annotated[str | None, typer.Option(help="evaluation seeds, comma-separated (default 0,1,2)")] = None,
          sft_steps: Annotated[int | None, typer.Option(min=1)] = None,
          grpo_steps: Annotated[int | None, typer.Option(min=1)] = None,
-         split: Annotated[str | None, typer.Option(help="eval split name or file (default eval-v1)")] = None) -> None:
+         split: Annotated[str | None, typer.Option(help="eval split name or file (default eval-v1)")] = None,
+         status: Annotated[bool, typer.Option("--status", help="print the --run folder's stages and its figures so "
+                                                               "far; run nothing")] = False) -> None:
     """EDGE data → SFT → base and tuned evaluated on the eval split → GRPO → evaluated again; staged and resumable.
 
     Each stage writes under the run folder and is skipped when its output is there (and checks), so a killed loop
@@ -469,9 +471,22 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
 
     from pydantic import ValidationError
 
-    from train.loop import LoopError, LoopSettings, run_loop
+    from train.loop import LoopError, LoopSettings, loop_status, run_loop
 
     settings = KopaSettings()
+    if status:
+        if run is None:
+            err.print("[red]kopa train loop --status: give the run folder with --run[/red]")
+            raise typer.Exit(2)
+        try:
+            states, report = loop_status(run, home=settings.home_dir, cassettes=settings.cassettes_dir)
+        except LoopError as exc:
+            err.print(f"[red]kopa train loop: {escape(str(exc))}[/red]")
+            raise typer.Exit(2) from None
+        for name, state in states.items():
+            typer.echo(f"{name}: {state}")
+        typer.echo(report.table())
+        return
     overrides: dict[str, Any] = {k: v for k, v in {"model": model, "dataset": dataset, "edge_graph": graph,
                                                    "edge_items": items,
                                                    "sft_steps": sft_steps, "grpo_steps": grpo_steps,

@@ -117,3 +117,16 @@ def test_a_setting_added_later_does_not_block_a_run_while_it_keeps_its_default(t
     with pytest.raises(LoopError, match=r"probe_every: not recorded then \(default 10\), 1 now"):  # quick's 1 is not the default
         _check_settings(run, LoopSettings.quick())
     _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every))  # the default: continues
+
+
+def test_status_shows_the_stages_and_figures_and_runs_nothing(quick_run, tmp_path):
+    env, run, _ = quick_run
+    before = sorted(p.name for p in run.iterdir())
+    shown = CliRunner().invoke(app, ["train", "loop", "--status", "--run", str(run)], env=env)
+    assert shown.exit_code == 0, shown.output
+    assert all(f"{stage}: done" in shown.output for stage in STAGES[:-1] if stage != "sft")
+    assert "sft: done" in shown.output or "sft: refused: stage sft: its output" in shown.output  # the test above
+    assert "| tuned (SFT) |" in shown.output
+    assert sorted(p.name for p in run.iterdir()) == before
+    missing = CliRunner().invoke(app, ["train", "loop", "--status", "--run", str(tmp_path)], env=env)
+    assert missing.exit_code == 2 and "is not a loop run folder (no loop.json)" in missing.output

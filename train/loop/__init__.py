@@ -7,8 +7,8 @@
 * ``run``: the stages in order (``run_loop``).
 """
 
-from .run import STAGES, run_loop
+from .run import STAGES, loop_status, run_loop
 from .settings import LoopSettings
 from .stages import LoopError
 
-__all__ = ["STAGES", "LoopError", "LoopSettings", "run_loop"]
+__all__ = ["STAGES", "LoopError", "LoopSettings", "loop_status", "run_loop"]

@@ -38,7 +38,7 @@ from .report import LoopReport, summarize_model
 from .settings import LoopSettings
 from .stages import LoopError, Stage
 
-__all__ = ["EVALUATED", "STAGES", "run_loop"]
+__all__ = ["EVALUATED", "STAGES", "loop_status", "run_loop"]
 
 STAGES = ("dataset", "audit", "eval-listed", "eval-base", "sft", "eval-sft", "grpo", "eval-grpo", "report")
 EVALUATED = {"eval-listed": "listed tools in order", "eval-base": "base", "eval-sft": "tuned (SFT)",
@@ -340,3 +340,30 @@ def run_loop(settings: LoopSettings, *, run: Path, home: Path, cassettes: Path,
     report = loop.report(stage)
     log(f"[report] {stage.dir / 'report.md'}")
     return report
+
+
+def loop_status(run: Path, *, home: Path, cassettes: Path) -> tuple[dict[str, str], LoopReport]:
+    """What a run folder holds now, running nothing: each stage's state (done, started and not finished, not
+    started, or refused with the reason) and the report of the episodes played so far (an evaluation still running
+    counts with the episodes it has).
+
+    Raises:
+        LoopError: the folder is not a loop run.
+    """
+    run = Path(run).expanduser().resolve()
+    if not (run / "loop.json").is_file():
+        raise LoopError(f"{run} is not a loop run folder (no loop.json)")
+    settings = LoopSettings.model_validate_json((run / "loop.json").read_text(encoding="utf-8"))
+    loop = Loop(settings, run, Path(home).expanduser(), cassettes=Path(cassettes).expanduser(), log=lambda _: None)
+    states = {}
+    for name in STAGES[:-1]:
+        try:
+            record = Stage(run, name).finished()
+        except LoopError as exc:
+            states[name] = f"refused: {exc}"
+            continue
+        if record is not None:
+            loop.times[name] = record.get("seconds") or 0.0
+        states[name] = ("done" if record is not None else "started, not finished" if (run / name).is_dir()
+                        else "not started")
+    return states, loop.build_report()
