@@ -196,8 +196,10 @@ def _read(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SplitError(f"{path}: cannot read the split file: {exc}") from exc
     need = ("name", "task_file", "content_sha256", "tasks")
-    if not isinstance(data, dict) or (missing := [k for k in need if k not in data]):
-        raise SplitError(f"{path}: not a split file; it needs {', '.join(need)}")
+    if not isinstance(data, dict):
+        raise SplitError(f"{path}: not a split file (a JSON object with {', '.join(need)})")
+    if missing := [k for k in need if k not in data]:
+        raise SplitError(f"{path}: not a split file; it lacks {', '.join(missing)}")
     if data.get("format") != FORMAT:
         raise SplitError(f"{path}: split format {data.get('format')!r}; this version reads format {FORMAT}")
     return data

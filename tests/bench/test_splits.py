@@ -103,3 +103,14 @@ def test_a_recipe_that_cannot_give_every_domain_its_minimum_is_refused():
     recipe = SplitRecipe(name="tiny", task_file=DEFAULT_TASKS, size=12, description="", min_per_domain=4)
     with pytest.raises(SplitError, match="4 per domain over 6 domains is more than its size 12"):
         recipe.make()
+
+
+def test_a_file_that_is_not_a_split_says_what_it_lacks(tmp_path):
+    data = json.loads((SPLITS_DIR / "eval-v1.json").read_text(encoding="utf-8"))
+    del data["tasks"]
+    (tmp_path / "half.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(SplitError, match=r"half.json: not a split file; it lacks tasks"):
+        load_split(tmp_path / "half.json")
+    (tmp_path / "list.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(SplitError, match=r"list.json: not a split file \(a JSON object with name, task_file"):
+        load_split(tmp_path / "list.json")

@@ -21,6 +21,7 @@ from models.toolcalls import read_text
 from models.toolcalls.hermes import render_calls
 from models.toolcalls.turn import ToolCall
 
+from .lora_checkpoints import random_lora
 from .template_cases import CONVERSATION, TOOLS, masked_spans
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
@@ -235,24 +236,14 @@ def test_a_gemma_lora_checkpoint_converts_and_moves_llama_cpp_towards_the_hf_mod
     permutation (only llama's rotary layout needs one)."""
     import numpy as np
     import torch
-    from peft import LoraConfig, PeftModel, get_peft_model
+    from peft import PeftModel
     from transformers import AutoModelForCausalLM
 
     from models.lora_gguf import ADAPTER_GGUF, adapter_to_gguf
 
     folder, gguf = tmp_path / "checkpoint", gemma3_gguf(gemma_home / "models")
-    torch.manual_seed(0)
-    model = get_peft_model(AutoModelForCausalLM.from_pretrained(gemma),
-                           LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "k_proj", "v_proj", "o_proj",
-                                                                          "gate_proj", "up_proj", "down_proj"]))
-    with torch.no_grad():
-        for name, weight in model.named_parameters():
-            if "lora_B" in name:
-                weight.normal_(0.0, 0.02)
-    model.save_pretrained(folder)
-    (folder / "kopa-checkpoint.json").write_text(json.dumps(
-        {"kind": "lora", "base": str(gemma), "base_gguf": str(gguf), "template": GEMMA_TEMPLATE_NAME,
-         "engine": "trl", "parent": None}), encoding="utf-8")
+    random_lora(AutoModelForCausalLM.from_pretrained(gemma), folder, r=8,
+                info={"base": str(gemma), "base_gguf": str(gguf), "template": GEMMA_TEMPLATE_NAME})
     adapter = adapter_to_gguf(folder)
     assert adapter == folder / ADAPTER_GGUF
     prompt = render_conversation(CONVERSATION[1:2], add_generation_prompt=True, template=HERMES_GEMMA)

@@ -27,7 +27,8 @@ from models.plan import CHECKPOINT_DEFAULTS, check_model_path, plan_model_server
 from models.server import ModelServer
 from models.templates import render_conversation
 
-TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+from .lora_checkpoints import TARGETS, random_lora
+
 PROMPT = "<|im_start|>user\n서울역의 전철역 코드는 무엇인가요?<|im_end|>\n<|im_start|>assistant\n"
 TOOLS = [{"type": "function", "function": {
     "name": "subway_station_code", "description": "지하철역 이름으로 전철역 코드를 찾는다",
@@ -49,25 +50,15 @@ def checkpoint(tmp_path_factory) -> Path:
 
 
 def _make_checkpoint(home: Path, folder: Path) -> None:
-    import torch
-    from peft import LoraConfig, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from models.checkpoints import base_checkpoint
 
     base = base_checkpoint(home)
-    torch.manual_seed(0)
-    model = get_peft_model(AutoModelForCausalLM.from_pretrained(base),
-                           LoraConfig(r=16, lora_alpha=32, target_modules=TARGETS))
-    with torch.no_grad():
-        for name, weight in model.named_parameters():
-            if "lora_B" in name:
-                weight.normal_(0.0, 0.02)
-    model.save_pretrained(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     AutoTokenizer.from_pretrained(base).save_pretrained(folder)
-    (folder / "kopa-checkpoint.json").write_text(json.dumps(  # last: the folder is complete once it exists
-        {"kind": "lora", "base": str(base), "base_gguf": str(smollm2_gguf()), "template": "kopa-hermes-chatml",
-         "engine": "trl", "parent": None}), encoding="utf-8")
+    random_lora(AutoModelForCausalLM.from_pretrained(base), folder, r=16,
+                info={"base": str(base), "base_gguf": str(smollm2_gguf()), "template": "kopa-hermes-chatml"})
 
 
 def _copy(checkpoint: Path, tmp_path: Path, **info) -> Path:

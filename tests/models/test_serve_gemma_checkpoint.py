@@ -24,10 +24,11 @@ from models.plan import plan_model_server
 from models.server import ModelServer
 from models.templates import GEMMA_TEMPLATE_NAME, HERMES_GEMMA, render_conversation
 
+from .lora_checkpoints import random_lora
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
 
-TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 TOOLS = [{"type": "function", "function": {
     "name": "subway_station_code", "description": "지하철역 이름으로 전철역 코드를 찾는다",
     "parameters": {"type": "object", "properties": {"station": {"type": "string"}}, "required": ["station"]}}}]
@@ -56,22 +57,13 @@ def checkpoint(gguf, tmp_path_factory) -> Path:
     """``<run>/checkpoint`` as the trl engine writes it for ``--model gemma3``: a seeded LoRA (r 8, all projections,
     nonzero B weights) and ``kopa-checkpoint.json`` naming the Gemma GGUF and ``kopa-hermes-gemma``."""
     import torch
-    from peft import LoraConfig, get_peft_model
     from transformers import AutoConfig, AutoModelForCausalLM
 
     folder = tmp_path_factory.mktemp("gemma-run") / "gemma-demo" / "checkpoint"
     config = AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
     torch.manual_seed(0)
-    model = get_peft_model(AutoModelForCausalLM.from_config(config, dtype=torch.float32),
-                           LoraConfig(r=8, lora_alpha=16, target_modules=TARGETS))
-    with torch.no_grad():
-        for name, weight in model.named_parameters():
-            if "lora_B" in name:
-                weight.normal_(0.0, 0.02)
-    model.save_pretrained(folder)
-    (folder / "kopa-checkpoint.json").write_text(json.dumps(
-        {"kind": "lora", "base": None, "base_gguf": str(gguf), "template": GEMMA_TEMPLATE_NAME, "engine": "trl",
-         "parent": None}), encoding="utf-8")
+    random_lora(AutoModelForCausalLM.from_config(config, dtype=torch.float32), folder, r=8,
+                info={"base": None, "base_gguf": str(gguf), "template": GEMMA_TEMPLATE_NAME})
     return folder
 
 
