@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from bench.task import ResponseType
-from models.errors import EndpointError
+from models.errors import EndpointError, ErrorKind
 from models.settings import EndpointProfile
 
 from .response import ResponseScore, score_response
@@ -164,9 +164,9 @@ class LLMJudge:
             raise JudgeError(str(exc)) from None
 
     def _failed(self, exc: EndpointError) -> JudgeError:
-        if exc.kind in ("timeout", "connection"):
+        if exc.kind in (ErrorKind.ENDPOINT_TIMEOUT, ErrorKind.ENDPOINT_UNREACHABLE):
             return JudgeError(f"the judge at {exc.url} is unreachable: {exc}")
-        if exc.kind == "invalid":
+        if exc.kind is ErrorKind.ENDPOINT_BAD_REPLY:
             return JudgeError(f"the judge did not answer with a chat completion (choices[0].message.content): {exc}")
         return JudgeError(f"the judge: {exc}")
 
