@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["GEMMA_TEMPLATE_NAME", "HERMES_CHATML", "HERMES_GEMMA", "TEMPLATE_NAME", "TOOLS_PREAMBLE",
-           "render_conversation"]
+__all__ = ["CHATML_TOOL_RESPONSES", "GEMMA_TEMPLATE_NAME", "HERMES_CHATML", "HERMES_GEMMA", "TEMPLATE_NAME",
+           "TOOLS_PREAMBLE", "render_conversation"]
 
 TEMPLATE_NAME = "kopa-hermes-chatml"
 GEMMA_TEMPLATE_NAME = "kopa-hermes-gemma"
@@ -42,6 +42,18 @@ _TOOLS_BLOCK = (
     "{%- for tool in tools -%}{%- set fn = tool.function if tool.function is defined else tool -%}"
     "{{- '\\n' + (fn | tojson) -}}{%- endfor -%}"
     "{{- '" + _CALL_RULE + "' -}}"
+)
+
+# The end of a ChatML template's message loop: consecutive tool results as <tool_response> blocks in one user turn,
+# then the generation prompt (shared with train.tiny_model's qwen3_coder template for the tiny test model)
+CHATML_TOOL_RESPONSES = (
+    "{%- elif message.role == 'tool' -%}"
+    "{%- if loop.first or rest[loop.index0 - 1].role != 'tool' -%}{{- '<|im_start|>user' -}}{%- endif -%}"
+    "{{- '\\n<tool_response>\\n' + message.content + '\\n</tool_response>' -}}"
+    "{%- if loop.last or rest[loop.index0 + 1].role != 'tool' -%}{{- '<|im_end|>\\n' -}}{%- endif -%}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
 )
 
 HERMES_CHATML = (
@@ -70,13 +82,7 @@ HERMES_CHATML = (
     "{{- '<|im_end|>' -}}"
     "{%- endgeneration -%}"
     "{{- '\\n' -}}"
-    "{%- elif message.role == 'tool' -%}"
-    "{%- if loop.first or rest[loop.index0 - 1].role != 'tool' -%}{{- '<|im_start|>user' -}}{%- endif -%}"
-    "{{- '\\n<tool_response>\\n' + message.content + '\\n</tool_response>' -}}"
-    "{%- if loop.last or rest[loop.index0 + 1].role != 'tool' -%}{{- '<|im_end|>\\n' -}}{%- endif -%}"
-    "{%- endif -%}"
-    "{%- endfor -%}"
-    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
+    + CHATML_TOOL_RESPONSES
 )
 
 # The same calls, tools and results in Gemma's turns (``<start_of_turn>user|model\n…<end_of_turn>\n``, opened by

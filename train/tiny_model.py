@@ -18,6 +18,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from models.templates import CHATML_TOOL_RESPONSES
+
 __all__ = ["CHAT_TEMPLATE", "build_tiny_model", "build_tokenizer", "corpus_from_tasks"]
 
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
@@ -52,13 +54,7 @@ CHAT_TEMPLATE = (
     "{{- '</function>\\n</tool_call>' -}}"
     "{%- endfor -%}"
     "{{- '<|im_end|>\\n' -}}"
-    "{%- elif message.role == 'tool' -%}"
-    "{%- if loop.first or rest[loop.index0 - 1].role != 'tool' -%}{{- '<|im_start|>user' -}}{%- endif -%}"
-    "{{- '\\n<tool_response>\\n' + message.content + '\\n</tool_response>' -}}"
-    "{%- if loop.last or rest[loop.index0 + 1].role != 'tool' -%}{{- '<|im_end|>\\n' -}}{%- endif -%}"
-    "{%- endif -%}"
-    "{%- endfor -%}"
-    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
+    + CHATML_TOOL_RESPONSES
 )
 
 
