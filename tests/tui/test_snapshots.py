@@ -9,16 +9,23 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 SIZE = (80, 24)
+SETTLE_TRIES = 60  # repaints, 50 ms or more apart, before a screen that keeps changing fails the test
 
 
 async def settle(pilot: Pilot) -> None:
-    """Let every worker finish and the screen repaint. A DataTable sizes its columns to new rows on an idle
-    cycle after the rows arrive, so a few more idle turns pass before the picture is taken (on a busy machine
-    one was not always enough: a column stayed at its header's width)."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    for delay in (None, 0.05, None, 0.05, None):
-        await pilot.pause(delay)
+    """Let every worker finish and the screen repaint until two pictures in a row agree. A DataTable sizes its
+    columns to new rows on idle cycles after the rows arrive, and on a busy machine a fixed number of idle
+    turns was not always enough (a column stayed at its header's width; once in CI the jobs view differed)."""
+    previous = None
+    for _ in range(SETTLE_TRIES):
+        await pilot.pause(0.05)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        picture = pilot.app.export_screenshot()
+        if picture == previous:
+            return
+        previous = picture
+    raise AssertionError(f"the screen kept changing for {SETTLE_TRIES} repaints")
 
 
 def press_then_settle(*keys: str):
