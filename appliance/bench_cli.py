@@ -14,20 +14,20 @@ coverage pass: the pinned version is replayed, and the requests it lacks (a mode
 go to the sandbox and are committed as a new bundle version whose parent is the pinned one. ``--agent endpoint``
 plays each episode through the agent endpoint (``appliance.serving``: the server-side tool loop) over the
 model server at ``--base-url``, or the local SmolLM2 started for the run. Every run ends with its replay
-misses counted apart from model errors (``coverage.json`` in the run directory). The run directory defaults to
+misses counted apart from model errors (``coverage.json`` in the run directory). The run itself is
+``bench.run_flow.run_bench``, which the console's bench job calls too; the flags' defaults and checks are
+``bench.options.BenchRunOptions``'s. The run directory defaults to
 ``<home>/runs/bench-<UTC stamp>``; give an existing one to resume an interrupted run. Each run is recorded in
 the metadata DB (``KopaSettings.metadb_url``) when it starts and again when it stops, one row per directory.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -36,35 +36,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench.agents.registry import AGENTS
-from bench.options import BenchRunOptions
+from bench.options import BenchRunOptions, parse_seeds
+from bench.run_flow import COVERAGE_FILE, bundle_folder, first_per_domain, run_coverage
 
 from .config import KopaSettings
+
+__all__ = ["COVERAGE_FILE", "bench_app", "bundle_folder", "first_per_domain", "parse_seeds", "run_agent",
+           "run_coverage"]
 
 bench_app = typer.Typer(help="KOPA-Bench: run agents on benchmark tasks and score them.", no_args_is_help=True)
 console = Console()
 err = Console(stderr=True, soft_wrap=True)
 
-COVERAGE_FILE = "coverage.json"
-
-
-def parse_seeds(text: str) -> list[int]:
-    """'8' → eight seeds [0, …, 7] (the paper's n = 8, Appendix C); '0,3,5' → exactly those; a one-line error
-    for anything else."""
-    text = text.strip()
-    if text.isdigit():
-        count = int(text)
-        if count < 1:
-            raise ValueError(f"--seeds {text!r}: a single number is how many seeds to run (0 … N-1); give 1 or more, "
-                             "or list seeds with commas, e.g. 0,1,2")
-        return list(range(count))
-    try:
-        seeds = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise ValueError(f"--seeds {text!r}: give a count (8 → seeds 0-7) or comma-separated integers, "
-                         "e.g. 0,1,2") from None
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise ValueError(f"--seeds {text!r}: give at least one seed, none twice")
-    return seeds
+# The flags default to the options' defaults (``BenchRunOptions``, the one place of both defaults and checks).
+_DEFAULT = BenchRunOptions
 
 
 @bench_app.command("run")
@@ -72,238 +57,77 @@ def run(
     agent: Annotated[str, typer.Option(help="agent: " + " | ".join(f"{name} ({entry.kind})"
                                                                    for name, entry in AGENTS.items()))],
     tasks: Annotated[Path | None, typer.Option(help="task set (JSONL), all pinned to one cassette bundle "
-                                                    "(default: the shipped KOPA-Bench set)")] = None,
-    rollouts: Annotated[int, typer.Option(help="rollouts per task and seed (pass@k uses k = rollouts)")] = 4,
-    seeds: Annotated[str, typer.Option(help="how many seeds (8 → 0-7), or a list: 0,3,5")] = "1",
-    concurrency: Annotated[int, typer.Option(help="episodes run at once")] = 1,
+                                                    "(default: the shipped KOPA-Bench set)")] = _DEFAULT.tasks,
+    rollouts: Annotated[int, typer.Option(help="rollouts per task and seed (pass@k uses k = rollouts)")]
+    = _DEFAULT.rollouts,
+    seeds: Annotated[str | None, typer.Option(help="how many seeds (8 → 0-7), or a list: 0,3,5 (default: seed 0)",
+                                              show_default=False)] = None,
+    concurrency: Annotated[int, typer.Option(help="episodes run at once")] = _DEFAULT.concurrency,
     run_dir: Annotated[Path | None, typer.Option(help="where episodes.jsonl and run.json go "
-                                                      "(default <home>/runs/bench-<UTC stamp>)")] = None,
-    upstream: Annotated[str, typer.Option(help="replay (the tasks' bundle) | sandbox | live")] = "replay",
+                                                      "(default <home>/runs/bench-<UTC stamp>)")] = _DEFAULT.run_dir,
+    upstream: Annotated[str, typer.Option(help="replay (the tasks' bundle) | sandbox | live")] = _DEFAULT.upstream,
     resume: Annotated[bool, typer.Option("--resume/--no-resume", help="skip episodes already in the run dir")]
-    = True,
+    = _DEFAULT.resume,
     cassettes: Annotated[Path | None, typer.Option(help="cassettes folder holding the tasks' bundle (default: "
                                                         "<home>/cassettes if it has it, else the shipped cassettes/)")]
-    = None,
-    per_domain: Annotated[int | None, typer.Option(help="only the first N tasks of each domain (a quick run)",
-                                                   min=1)] = None,
-    max_turns: Annotated[int | None, typer.Option(help="assistant turns per episode for openai/local "
-                                                       "(default 15, Appendix I)", min=1)] = None,
+    = _DEFAULT.cassettes,
+    per_domain: Annotated[int | None, typer.Option(help="only the first N tasks of each domain (a quick run)")]
+    = _DEFAULT.per_domain,
+    max_turns: Annotated[int | None, typer.Option(help="assistant turns per episode for openai/local/endpoint "
+                                                       "(default 15, Appendix I)")] = _DEFAULT.max_turns,
     base_url: Annotated[str | None, typer.Option(help="openai: the chat endpoint (…/v1; else [models.agent] "
                                                       "base_url, KOPA_MODELS__AGENT__BASE_URL); endpoint: its model "
                                                       "server (default: the local SmolLM2)")]
-    = None,
+    = _DEFAULT.base_url,
     model: Annotated[str | None, typer.Option(help="the model name at --base-url (else [models.agent] model, "
-                                                   "KOPA_MODELS__AGENT__MODEL)")] = None,
+                                                   "KOPA_MODELS__AGENT__MODEL)")] = _DEFAULT.model,
     mode: Annotated[str, typer.Option(help="replay (strict) | replay-or-record (with --upstream sandbox: the "
-                                           "coverage pass, misses recorded into a new bundle version)")] = "replay",
+                                           "coverage pass, misses recorded into a new bundle version)")]
+    = _DEFAULT.mode,
     strict_catalog: Annotated[bool, typer.Option("--strict-catalog", help="refuse to start when the tasks' bundle "
-                                                 "pins another tool catalog than this one (exit 2)")] = False,
+                                                 "pins another tool catalog than this one (exit 2)")]
+    = _DEFAULT.strict_catalog,
 ) -> None:
     """Run every (task, seed, rollout) episode and print pass@1, pass@k and Action."""
     result = run_agent(BenchRunOptions(
-        agent=agent, tasks=tasks, rollouts=rollouts, seeds=tuple(parse_seeds(seeds)), concurrency=concurrency,
-        run_dir=run_dir, upstream=upstream, resume=resume, cassettes=cassettes, per_domain=per_domain,
-        max_turns=max_turns, base_url=base_url, model=model, mode=mode, strict_catalog=strict_catalog))
+        agent=agent, tasks=tasks, rollouts=rollouts, seeds=_DEFAULT.seeds if seeds is None else parse_seeds(seeds),
+        concurrency=concurrency, run_dir=run_dir, upstream=upstream, resume=resume, cassettes=cassettes,
+        per_domain=per_domain, max_turns=max_turns, base_url=base_url, model=model, mode=mode,
+        strict_catalog=strict_catalog))
     _print_summary(result)
     _print_coverage(result.out_dir)
 
 
 def run_agent(options: BenchRunOptions):
-    """One benchmark run as ``kopa bench run`` makes it (metadata DB rows, ``coverage.json``); its ``RunResult``.
-    ``options.tasks`` defaults to the shipped KOPA-Bench set, ``options.run_dir`` to a new
-    ``<home>/runs/bench-<stamp>``.
+    """One benchmark run as ``kopa bench run`` makes it (``bench.run_flow.run_bench``, as the console's bench job
+    does, with a progress bar on stderr and the metadata DB rows); its ``RunResult``. ``options.tasks`` defaults
+    to the shipped KOPA-Bench set, ``options.run_dir`` to a new ``<home>/runs/bench-<stamp>``.
 
     Raises:
         ValueError: the task file is missing or does not load, the judge profile is incomplete, or the run fails
             to start (its bundle, the coverage pass's HEAD).
     """
-    from bench.options import new_run_dir
-    from bench.task import load_tasks
+    from bench.run_flow import run_bench
     from bench.taskset.build import DEFAULT_TASKS
-    from mcp_gateway.catalog import load_catalog
 
-    tasks = options.tasks or DEFAULT_TASKS
-    if not tasks.is_file():
-        raise ValueError(f"--tasks {tasks}: no such file")
     settings = KopaSettings()
-    judge = _judge(settings)  # an incomplete judge profile stops the run before anything starts
-    task_list = load_tasks(tasks, catalog=load_catalog())  # a golden value no call could match stops the run here
-    if options.per_domain is not None:
-        task_list = first_per_domain(task_list, options.per_domain)
-    out_dir = options.run_dir or new_run_dir(settings.home_dir / "runs")
-    started = False
 
-    def record_start() -> None:  # run.json is written by now: the row can be made
-        nonlocal started
-        started = True
-        _record(settings, out_dir)
+    def notice(text: str, warning: bool) -> None:
+        err.print(f"[yellow]{escape(text)}[/yellow]" if warning else escape(text))
 
-    try:
-        result = asyncio.run(_run(settings, options, task_list, tasks, out_dir=out_dir, on_start=record_start,
-                                  judge=judge))
-        run_coverage(out_dir)
-        return result
-    finally:
-        if started:  # also after a failure or Ctrl-C: the row then shows the episodes written so far
-            _record(settings, out_dir)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[passed]} passed"), TimeElapsedColumn(), console=err) as bar:
+        job = bar.add_task(f"{options.agent} on {(options.tasks or DEFAULT_TASKS).name}", total=None, passed=0,
+                           visible=False)
+        passed = 0
 
+        def progress(done: int, total: int, outcome) -> None:
+            nonlocal passed
+            passed += bool(outcome is not None and outcome.passed)
+            bar.update(job, completed=done, total=total, passed=passed, visible=True)
 
-def first_per_domain(tasks: list, n: int) -> list:
-    """The first ``n`` tasks of each domain, in file order."""
-    seen: Counter[str] = Counter()
-    kept = []
-    for task in tasks:
-        seen[task.domain] += 1
-        if seen[task.domain] <= n:
-            kept.append(task)
-    return kept
-
-
-def bundle_folder(settings: KopaSettings, bundle: str, cassettes: Path | None) -> Path:
-    """Where the tasks' bundle is: ``cassettes`` when given, else the home's folder if it has the bundle's
-    name, else the cassettes shipped with the appliance (the default task set's bundle)."""
-    from bench.taskset.build import DEFAULT_CASSETTES
-
-    if cassettes is not None:
-        return cassettes
-    name = bundle.partition("@")[0]
-    if (settings.cassettes_dir / name).is_dir() or not (DEFAULT_CASSETTES / name).is_dir():
-        return settings.cassettes_dir
-    return DEFAULT_CASSETTES
-
-
-async def _run(settings: KopaSettings, options: BenchRunOptions, tasks: list, tasks_file: Path, *, out_dir: Path,
-               on_start: Callable[[], None], judge=None):
-    from bench.agents import open_agent
-    from bench.runner import REPLAY_STATS_FILE, open_bench_gateway, run_benchmark, run_bundle
-
-    bundle = run_bundle(tasks)  # before any model server or gateway is started
-    if options.mode == "replay-or-record":
-        err.print(f"[yellow]coverage pass: replaying {bundle}, recording its misses from the sandbox[/yellow]")
-    elif options.upstream != "replay":
-        err.print(f"[yellow]running against the {options.upstream} upstream, not the recorded bundle {bundle}[/yellow]")
-    async with AsyncExitStack() as stack:
-        if AGENTS[options.agent].make is None:  # served here: the agent endpoint (appliance.serving)
-            turns = {"limits": settings.episode} | ({} if options.max_turns is None else {"max_turns": options.max_turns})
-            endpoint = {k: v for k, v in {"base_url": options.base_url, "model": options.model}.items()
-                        if v is not None}
-            agent = await stack.enter_async_context(_endpoint_agent(settings.models.agent, endpoint, turns))
-        else:
-            agent = await stack.enter_async_context(open_agent(options.agent, profile=settings.models.agent,
-                                                               limits=settings.episode, **options.agent_overrides()))
-        folder = bundle_folder(settings, bundle, options.cassettes)
-        if options.mode == "replay-or-record":
-            gateway = _coverage_gateway(settings, bundle, folder, out_dir / REPLAY_STATS_FILE)
-            stack.push_async_callback(gateway.aclose)
-            stack.callback(_commit_coverage, gateway, bundle, out_dir)  # runs first: commits before the close
-        else:
-            gateway = open_bench_gateway(
-                bundle, upstream=options.upstream, home=settings.home_dir, cassettes=folder,
-                seed=settings.sandbox.seed, world_version=settings.sandbox.world, scale=settings.sandbox.scale,
-                key_file=settings.gateway.key_file, stats_file=out_dir / REPLAY_STATS_FILE,
-                strict_catalog=options.strict_catalog)
-            stack.push_async_callback(gateway.aclose)
-        if gateway.catalog_notice:
-            err.print(escape(("warning: " if gateway.catalog_diff else "notice: ") + gateway.catalog_notice))
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[passed]} passed"), TimeElapsedColumn(), console=err) as bar:
-            job = bar.add_task(f"{options.agent} on {tasks_file.name}", total=None, passed=0)
-            passed = 0
-
-            def progress(done: int, total: int, outcome) -> None:
-                nonlocal passed
-                if outcome is None:  # the one call before the first episode
-                    on_start()
-                passed += bool(outcome is not None and outcome.passed)
-                bar.update(job, completed=done, total=total, passed=passed)
-
-            return await run_benchmark(tasks, agent, gateway, rollouts=options.rollouts, seeds=list(options.seeds),
-                                       out_dir=out_dir, concurrency=options.concurrency, resume=options.resume,
-                                       upstream=options.upstream, tasks_file=tasks_file, agent_name=options.agent,
-                                       progress=progress, judge=judge, limits=settings.episode)
-
-
-@asynccontextmanager
-async def _endpoint_agent(profile, endpoint: dict, turns: dict) -> AsyncIterator:
-    """The agent endpoint over ``--base-url`` (else the agent profile's endpoint, ``[models.agent]``, else the local
-    SmolLM2, started here), as a benchmark agent."""
-    from bench.agents import LocalModel, OpenAIAgentConfig
-
-    from .serving.endpoint_agent import EndpointAgent
-
-    async with AsyncExitStack() as stack:
-        if "base_url" in endpoint or profile.configured:  # --base-url, else [models.agent]
-            config = OpenAIAgentConfig.from_profile(profile, **endpoint, **turns)
-        else:
-            local = await stack.enter_async_context(LocalModel())
-            config = local.agent_config(**turns)
-        yield await stack.enter_async_context(EndpointAgent.serving(config))
-
-
-def _coverage_gateway(settings: KopaSettings, bundle: str, folder: Path, stats_file: Path):
-    """Bench profile, replay of the pinned ``bundle``, its misses recorded from the sandbox into ``bundle``'s name.
-
-    Raises:
-        ValueError: the name's HEAD is not the pinned version (the new version's parent would not be it).
-    """
-    from mcp_gateway.gateway import open_gateway
-    from recorder import CassetteStore
-
-    from .sandbox_service import in_process_sandbox
-
-    name, _, version = bundle.partition("@")
-    head = CassetteStore(folder).head(name)
-    if version and head != version:
-        raise ValueError(f"the coverage pass adds a version on top of the pinned {bundle}, but the HEAD of {name} in "
-                         f"{folder} is {head}; record into a copy whose HEAD is {version}")
-    return open_gateway(upstream="sandbox", sandbox=in_process_sandbox(settings), profile="bench",
-                        mode="replay-or-record", bundle=bundle, home=settings.home_dir, cassettes=folder,
-                        key_file=settings.gateway.key_file, stats_file=stats_file)
-
-
-def _commit_coverage(gateway, bundle: str, out_dir: Path) -> None:
-    """Commit what the coverage pass recorded (compressed, as shipped bundles are) and say where it went."""
-    ref = gateway.commit(compress=True)
-    note = {"pinned": bundle, "new_version": f"{ref.name}@{ref.version}" if ref else None}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "coverage-commit.json").write_text(json.dumps(note, indent=1) + "\n", encoding="utf-8")
-    if ref is None:
-        err.print(f"coverage pass: no replay misses, {bundle} already covers this run")
-    else:
-        err.print(f"coverage pass: the misses were recorded into {ref.name}@{ref.version} (parent {bundle})")
-
-
-def run_coverage(run_dir: Path) -> dict:
-    """Replay misses apart from model errors, and the errors by kind, from a run's files (written to
-    ``coverage.json``)."""
-    from bench.report.errors import error_groups
-    from bench.runner import REPLAY_STATS_FILE
-
-    misses = episodes_missing = errors = episodes = passed = 0
-    messages: list[dict[str, Any]] = []
-    path = run_dir / "episodes.jsonl"
-    for text in (path.read_text(encoding="utf-8").splitlines() if path.is_file() else []):
-        if not text.strip():
-            continue
-        line = json.loads(text)
-        episodes += 1
-        missed = sum(1 for e in line.get("transcript", []) if e.get("by") == "agent"
-                     and e.get("outcome") == "replay_miss")
-        misses += missed
-        episodes_missing += bool(missed)
-        errors += bool(line.get("error"))
-        messages.append(line)  # the record: its error_kind, not its message, says what went wrong
-        passed += bool((line.get("scores") or {}).get("passed"))
-    stats_path = run_dir / REPLAY_STATS_FILE
-    stats = json.loads(stats_path.read_text(encoding="utf-8")) if stats_path.is_file() else {}
-    coverage = {"episodes": episodes, "replay_misses": misses, "episodes_with_replay_miss": episodes_missing,
-                "model_errors": errors, "recorded_misses": stats.get("recorded", 0),
-                "distinct_missed_requests": len(stats.get("misses", {})), "passed": passed,
-                "wrong_answers": episodes - passed - errors,
-                "error_kinds": [{"kind": g.kind, "count": g.count, "example": g.example}
-                                for g in error_groups(messages)]}
-    (run_dir / COVERAGE_FILE).write_text(json.dumps(coverage, indent=1) + "\n", encoding="utf-8")
-    return coverage
+        return run_bench(options, settings, record=lambda run_dir: _record(settings, run_dir), notice=notice,
+                         progress=progress)
 
 
 def _print_coverage(run_dir: Path) -> None:
@@ -317,18 +141,6 @@ def _print_error_kinds(kinds: list[dict]) -> None:
     """One line per kind of episode error: count, kind and the first one's message."""
     for kind in kinds:
         console.print(f"  {kind['count']} × {escape(kind['kind'])}: e.g. {escape(kind['example'])}", soft_wrap=True)
-
-
-def _judge(settings: KopaSettings):
-    """The LLM judge RESPONSE falls back to: the judge profile (kopa.toml ``[models.judge]``,
-    ``KOPA_MODELS__JUDGE__*``); None when it has no base URL (the deterministic checks only).
-
-    Raises:
-        ValueError: a base URL without a model (the message names the setting).
-    """
-    from bench.scoring.judge import judge_from_profile
-
-    return judge_from_profile(settings.models.judge)
 
 
 def _print_summary(result) -> None:

@@ -1,12 +1,14 @@
 """The options of one benchmark run, checked once, for every way a run starts: ``kopa bench run``, ``kopa bench
-demo`` and the console's bench job.
+demo`` and the console's bench job (all three run them with ``bench.run_flow.run_bench``).
 
-    from bench.options import BenchRunOptions, new_run_dir
-    options = BenchRunOptions(agent="oracle", tasks=Path("tasks.jsonl"), seeds=(0, 1), rollouts=2)
+    from bench.options import BenchRunOptions, new_run_dir, parse_seeds
+    options = BenchRunOptions(agent="oracle", tasks=Path("tasks.jsonl"), seeds=parse_seeds("2"), rollouts=2)
     out_dir = options.run_dir or new_run_dir(home / "runs")      # runs/bench-20250601T120000123456Z
 
-A bad value fails when the options are made, with the one-line error ``kopa bench run`` prints (it names the
-option and the valid values). Where the task file and the bundle are is checked by the run itself.
+The options are the one place of the defaults (``kopa bench run``'s flags default to ``BenchRunOptions.rollouts``
+and so on) and of the checks: a bad value fails when the options are made, with the one-line error ``kopa bench
+run`` prints (it names the option and the valid values). Where the task file and the bundle are is checked by the
+run itself.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 from .agents.registry import AGENTS
 
-__all__ = ["MODES", "RUN_DIR_PREFIX", "UPSTREAMS", "BenchRunOptions", "new_run_dir", "new_unique_dir", "run_dir_name"]
+__all__ = ["MODES", "RUN_DIR_PREFIX", "UPSTREAMS", "BenchRunOptions", "new_run_dir", "new_unique_dir", "parse_seeds",
+           "run_dir_name"]
 
 UPSTREAMS = ("replay", "sandbox", "live")  # replay is the benchmark; the other two must be asked for
 MODES = ("replay", "replay-or-record")  # replay-or-record (with the sandbox): the coverage pass
@@ -37,7 +40,7 @@ class BenchRunOptions:
     rollouts: int = 4
     """rollouts per task and seed (pass@k uses k = rollouts)"""
     seeds: tuple[int, ...] = (0,)
-    """the seeds (``parse_seeds`` reads ``--seeds``: a count or a list)"""
+    """the seeds, at least one, none twice (``parse_seeds`` reads ``--seeds``: a count or a list)"""
     concurrency: int = 1
     """episodes run at once"""
     run_dir: Path | None = None
@@ -88,6 +91,25 @@ class BenchRunOptions:
         """What goes to the agent over its profile: ``max_turns``, ``base_url``, ``model`` (those given)."""
         given = {"max_turns": self.max_turns, "base_url": self.base_url, "model": self.model}
         return {key: value for key, value in given.items() if value is not None}
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``--seeds``: '8' → eight seeds [0, …, 7] (the paper's n = 8, Appendix C); '0,3,5' → exactly those; a
+    one-line error for text that is neither. The seeds themselves (at least one, none twice) are checked by
+    ``BenchRunOptions``, the one place that checks them.
+    """
+    text = text.strip()
+    if text.isdigit():
+        count = int(text)
+        if count < 1:
+            raise ValueError(f"--seeds {text!r}: a single number is how many seeds to run (0 … N-1); give 1 or more, "
+                             "or list seeds with commas, e.g. 0,1,2")
+        return list(range(count))
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"--seeds {text!r}: give a count (8 → seeds 0-7) or comma-separated integers, "
+                         "e.g. 0,1,2") from None
 
 
 def run_dir_name(now: datetime | None = None) -> str:

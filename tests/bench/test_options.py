@@ -86,25 +86,25 @@ def test_two_runs_started_at_the_same_moment_get_two_new_directories(tmp_path):
 
 
 def test_the_cli_and_the_console_name_run_directories_the_same_way(tmp_path, monkeypatch):
-    """Both default to ``new_run_dir(<home>/runs)``: the CLI in ``run_agent``, the console in ``BenchJob``."""
+    """Both default to ``new_run_dir(<home>/runs)`` through the one run flow (``bench.run_flow.with_run_dir``): the
+    CLI in ``run_bench``, the console when its ``BenchJob`` is made."""
     import appliance.bench_cli as bench_cli
-    import bench.options
+    import bench.run_flow
     import tui.sources.bench_job as bench_job
     from appliance.config import KopaSettings
 
     made: list[Path] = []
-    original = bench.options.new_run_dir
+    original = bench.run_flow.new_run_dir
 
     def recording(runs: Path, now: datetime | None = None) -> Path:  # a fixed clock: both in the same microsecond
         made.append(original(runs, datetime(2025, 6, 1, tzinfo=UTC)))
         return made[-1]
 
     monkeypatch.setenv("KOPA_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(bench_job, "new_run_dir", recording)
+    monkeypatch.setattr(bench.run_flow, "new_run_dir", recording)
     job = bench_job.BenchJob(BenchRunOptions(agent="oracle", rollouts=1), KopaSettings(), None, None)  # type: ignore
     assert job.run_dir == tmp_path / "home" / "runs" / "bench-20250601T000000000000Z"
-    monkeypatch.setattr(bench.options, "new_run_dir", recording)
-    monkeypatch.setattr(bench_cli, "_run", _stop_at_the_run)
+    monkeypatch.setattr(bench.run_flow, "_run", _stop_at_the_run)
     monkeypatch.setattr("bench.task.load_tasks", lambda path, catalog=None: [])
     monkeypatch.setattr("mcp_gateway.catalog.load_catalog", lambda: None)
     tasks = tmp_path / "tasks.jsonl"
@@ -131,7 +131,7 @@ class _Stopped(Exception):
     pass
 
 
-async def _stop_at_the_run(settings, options, tasks, tasks_file, *, out_dir, on_start, judge=None):
+async def _stop_at_the_run(options, settings, tasks, tasks_file, *, out_dir, **hooks):
     raise _Stopped(out_dir)
 
 
@@ -144,8 +144,7 @@ def test_the_registry_says_what_each_agent_is():
     assert agent_names(AgentKind.ENDPOINT) == ("openai",)
     assert agent_names(AgentKind.MODEL_SERVER) == ("local", "endpoint")
     assert [n for n, e in AGENTS.items() if e.takes_endpoint] == ["openai", "endpoint"]
-    assert AGENTS["endpoint"].make is None  # the appliance serves it
-    assert all(entry.name == name and entry.summary for name, entry in AGENTS.items())
+    assert all(entry.name == name and entry.summary and entry.make for name, entry in AGENTS.items())  # each made here
 
 
 def test_make_agent_makes_what_the_registry_says():
@@ -159,17 +158,21 @@ def test_make_agent_makes_what_the_registry_says():
         make_agent("openai")  # no profile and no --base-url: the setting to add is named
     with pytest.raises(ValueError, match=r"agent 'local' owns a model server .* `async with open_agent\('local'\)`"):
         make_agent("local")
-    with pytest.raises(ValueError, match="agent 'endpoint' is served by the appliance: run it with `kopa bench run"):
+    with pytest.raises(ValueError, match=r"agent 'endpoint' owns a model server .* `async with open_agent\('endpoint'\)`"):
         make_agent("endpoint")
     with pytest.raises(ValueError, match="unknown agent 'gpt'; choose one of first-page, listed-order, openai, oracle"):
         make_agent("gpt")
 
 
-async def test_open_agent_opens_any_agent_bench_makes():
+async def test_open_agent_opens_any_agent_bench_makes(monkeypatch):
+    import bench.agents.registry as registry
+
     async with open_agent("first-page") as agent:
         assert isinstance(agent, FirstPageAgent)
-    with pytest.raises(ValueError, match="served by the appliance"):
-        async with open_agent("endpoint"):
+    monkeypatch.setattr(registry, "_SERVER", {})  # bench alone, without the appliance that serves the endpoint
+    with pytest.raises(ValueError, match="agent 'endpoint' is served by the appliance's agent endpoint, which is not "
+                                         "loaded: import appliance"):
+        async with open_agent("endpoint", base_url="http://h:1/v1", model="m"):
             pass
 
 
@@ -184,8 +187,8 @@ def test_the_cli_the_console_and_make_agent_read_one_registry(monkeypatch, tmp_p
     agent_help = next(p.help for p in run.params if p.name == "agent")
     assert agent_help == "agent: " + " | ".join(f"{name} ({entry.kind})" for name, entry in AGENTS.items())
     assert "oracle (baseline)" in agent_help and "endpoint (model server)" in agent_help
-    # the console starts every agent it can open itself: baselines, the endpoint model, the local model server
-    assert CONSOLE_AGENTS == ("oracle", "first-page", "listed-order", "openai", "local")
+    # the console starts every agent of the registry: baselines, the endpoint model, the model servers
+    assert CONSOLE_AGENTS == ("oracle", "first-page", "listed-order", "openai", "local", "endpoint")
     assert asyncio.run(_dialog_choices(NewRunScreen(tmp_path / "tasks.jsonl"))) == list(CONSOLE_AGENTS)
 
     # an agent added to the registry is known to all of them at once

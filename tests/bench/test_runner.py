@@ -196,11 +196,12 @@ def test_the_cli_refuses_bad_arguments_in_one_line(pinned, tmp_path, args, messa
 
 def test_seeds_are_a_count_or_a_list():
     from appliance.bench_cli import parse_seeds
+    from bench.options import BenchRunOptions
 
     assert parse_seeds("8") == list(range(8))  # the paper's n = 8 (Appendix C)
     assert parse_seeds("1") == [0] and parse_seeds("0,3,5") == [0, 3, 5] and parse_seeds("7,") == [7]
-    with pytest.raises(ValueError, match="none twice"):
-        parse_seeds("1,1")
+    with pytest.raises(ValueError, match="--seeds '1,1': give at least one seed, none twice"):
+        BenchRunOptions(agent="oracle", seeds=parse_seeds("1,1"))  # the options check the seeds, once
 
 
 def test_an_episode_line_with_a_lone_surrogate_is_written_whole(tmp_path):
