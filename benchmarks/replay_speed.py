@@ -1,7 +1,8 @@
 """Replay speed per call over MCP, beside a trivial built-in tool measured in the same session.
 
     python benchmarks/replay_speed.py [--rounds 30] [--bundle kopa-default] [--cassettes cassettes]
-        [--transports http,stdio] [--tasks bench/tasks/kopa-bench.jsonl] [--smoke] [--json FILE]
+        [--transports http,stdio] [--tasks bench/tasks/kopa-bench.jsonl] [--fast-output-check] [--smoke]
+        [--json FILE]
 
 The session (27 calls): for the first single-platform bench task on each of ex, seoul, dart, edu and
 law, the key call of its start state (``get_<platform>_api_key``) and its golden calls in order, the
@@ -15,6 +16,13 @@ first in the process), and p50 as a multiple of the trivial tool's p50.
 Goal (a ratio, so it holds across machines): a replayed data call's p50 <= 1.5x the trivial
 tool's, and no replayed call above 10x it (its p90 and its first-round time both count).
 ``--smoke`` replays 2 rounds (for the test suite; its figures mean nothing).
+
+Where the time of a 1,000-record page goes: the client's check of the structured content against the
+tool's output schema (``ClientSession.validate_tool_result``: ``jsonschema`` descends into every field of
+every record, ~90 % of the call). That check is the client's, not the gateway's: by default the benchmark
+measures the SDK's client as a user's agent has it. ``--fast-output-check`` measures the client as the
+appliance's own code opens it (the pytest plugin's ``kopa_replay.client``): the SDK's check with the
+gateway's plain schemas compiled in front (``mcp_gateway.clients.mcp_output``; the same checks and errors).
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from server_process import REPO, server_process  # noqa: E402  (benchmarks/ is on sys.path)
 
 from bench.agents.base import resolve_placeholders  # noqa: E402
+from mcp_gateway.clients.mcp_output import fast_output_checks  # noqa: E402
 
 PLATFORMS = ("ex", "seoul", "dart", "edu", "law")
 TRIVIAL = ("evaluate_expression", {"expression": "1+1"})
@@ -123,7 +132,8 @@ def summarize(transport: str, calls: list[Call], timings: Timings) -> dict[str, 
 
 
 def print_summary(figures: dict[str, Any], rounds: int) -> None:
-    print(f"\nreplay over {figures['transport']} ({rounds} rounds of {len(figures['calls'])} calls; trivial tool "
+    print(f"\nreplay over {figures['transport']}, {figures.get('output_check', 'sdk')} output check ({rounds} rounds "
+          f"of {len(figures['calls'])} calls; trivial tool "
           f"{TRIVIAL[0]} p50 {figures['trivial_p50_ms']:.2f} ms, p90 {figures['trivial_p90_ms']:.2f} ms)")
     print(f"{'call':<58} {'p50 ms':>7} {'p90 ms':>7} {'first':>8} {'p50/triv':>8} {'worst/triv':>10}")
     for r in figures["calls"]:
@@ -137,18 +147,24 @@ def print_summary(figures: dict[str, Any], rounds: int) -> None:
 
 
 @asynccontextmanager
-async def http_session(command: list[str], env: dict[str, str]) -> AsyncIterator[Client]:
+async def http_session(command: list[str], env: dict[str, str], fast_check: bool = False) -> AsyncIterator[Client]:
     with server_process(command, env) as origin:
         async with (httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
                     Client(streamable_http_client(origin + "/mcp", http_client=http)) as client):
-            yield client
+            yield _checked(client, fast_check)
 
 
 @asynccontextmanager
-async def stdio_session(command: list[str], env: dict[str, str]) -> AsyncIterator[Client]:
+async def stdio_session(command: list[str], env: dict[str, str], fast_check: bool = False) -> AsyncIterator[Client]:
     params = StdioServerParameters(command=command[0], args=[*command[1:], "--stdio"], env=env, cwd=REPO)
     async with Client(params) as client:
-        yield client
+        yield _checked(client, fast_check)
+
+
+def _checked(client: Client, fast_check: bool) -> Client:
+    if fast_check and not fast_output_checks(client.session):
+        raise SystemExit("--fast-output-check: this MCP SDK's ClientSession has no output-schema validator to wrap")
+    return client
 
 
 async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -164,10 +180,11 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     out = []
     try:
         for transport in args.transports:
-            opened = http_session(command, env) if transport == "http" else stdio_session(command, env)
+            opened = (http_session if transport == "http" else stdio_session)(command, env, args.fast_output_check)
             async with opened as client:
                 timings = await replay_session(client, calls, args.rounds)
             figures = summarize("streamable HTTP" if transport == "http" else "stdio", calls, timings)
+            figures["output_check"] = "fast" if args.fast_output_check else "sdk"
             print_summary(figures, args.rounds)
             out.append(figures)
     finally:
@@ -182,6 +199,8 @@ if __name__ == "__main__":
     parser.add_argument("--cassettes", type=Path, default=REPO / "cassettes")
     parser.add_argument("--tasks", type=Path, default=REPO / "bench" / "tasks" / "kopa-bench.jsonl")
     parser.add_argument("--transports", type=lambda s: s.split(","), default=["http", "stdio"])
+    parser.add_argument("--fast-output-check", action="store_true",
+                        help="the client's output-schema check as the appliance's own clients run it (compiled)")
     parser.add_argument("--smoke", action="store_true", help="2 rounds: the script runs end to end")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     options = parser.parse_args()
