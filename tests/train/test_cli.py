@@ -51,7 +51,7 @@ def test_check_says_which_engines_can_run_on_this_machine_and_why_not(home):
     assert lines[2].startswith("default engine: trl — verl needs a CUDA GPU, vllm and ray (")
     from train.engines import cpu_flags
 
-    assert lines[3].startswith("trl precision: bf16 — CPU bf16 autocast" if "amx_bf16" in cpu_flags()
+    assert lines[3].startswith("trl precision: bf16 — CPU bf16 autocast" if {"amx_bf16", "avx512_bf16"} & cpu_flags()
                                else "trl precision: fp32 — CPU fp32")
 
 

@@ -108,8 +108,12 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
 
 def trl_precision(flags: frozenset[str] | None = None, *, cuda: bool | None = None) -> tuple[str, str]:
     """The precision the trl engine trains in here, and why: ``("bf16", ...)`` on a CUDA GPU or a CPU with
-    AMX-BF16 (bf16 autocast); else ``("fp32", ...)``. AVX512-BF16 alone is not enough: bf16 autocast on a CPU is
-    fast only with AMX tiles."""
+    bf16 instructions (AMX-BF16 or AVX512-BF16: bf16 autocast); else ``("fp32", ...)``.
+
+    Measured on the 2-core build machine (AMD EPYC, AVX512-BF16, no AMX), a LoRA step over 2,048 tokens:
+    Gemma 3 270M 21 → 30 tokens/s, SmolLM2-135M 31 → 35–46 tokens/s, fp32 → bf16 autocast, interleaved
+    with other work on the cores. Without bf16
+    instructions autocast emulates bf16 and is many times slower."""
     if cuda is None:
         cuda = not cuda_missing()
     if cuda:
@@ -118,7 +122,7 @@ def trl_precision(flags: frozenset[str] | None = None, *, cuda: bool | None = No
     if "amx_bf16" in flags:
         return "bf16", "CPU bf16 autocast (the CPU has AMX-BF16)"
     if "avx512_bf16" in flags:
-        return "fp32", "CPU fp32 (the CPU has AVX512-BF16 but no AMX-BF16, so bf16 autocast would not be faster)"
+        return "bf16", "CPU bf16 autocast (the CPU has AVX512-BF16)"
     return "fp32", "CPU fp32 (the CPU has neither AMX-BF16 nor AVX512-BF16)"
 
 

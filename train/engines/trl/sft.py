@@ -14,7 +14,7 @@ schema. TRL's ``assistant_only_loss`` masks the loss to the ``{% generation %}``
 A conversation longer than ``max_length`` tokens is cut after its last assistant turn that fits (never inside a
 turn); one whose first assistant turn does not fit is left out (EDGE's tool schemas alone are 6-8k tokens of
 byte-level Hangul for SmolLM2's tokenizer). Precision: ``train.engines.trl_precision`` (bf16 on CUDA or a CPU
-with AMX-BF16, else fp32).
+with AMX-BF16 or AVX512-BF16, else fp32).
 
 The run folder is ``<home>/train/runs/sft-trl-<UTC stamp>``, made only after the dataset and the model are read;
 bad input (no ``sft.jsonl``, no usable row, a ``--model`` that is no model) is a ``ModelInputError`` with one
