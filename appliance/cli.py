@@ -11,7 +11,7 @@
     kopa bench run --agent A --tasks FILE …          KOPA-Bench episodes, replayed (see bench_cli.py)
     kopa bench report RUN | compare RUN_A RUN_B | list    reports, comparisons, recorded runs
     kopa agent serve [--model PATH] | endpoint …    the tuned agent: model server, agent endpoint (agent_cli.py)
-    kopa tui [--url URL] [--token T] [--no-start]   the operator console (Textual; see tui/)
+    kopa tui [--url URL] [--token T] [--[no-]start] the operator console (Textual; see tui/)
 
 Every command reads ``KopaSettings`` (env ``KOPA_*``, ``kopa.toml``); options override it.
 Bad arguments end with a one-line error naming the option and the valid values (exit 2).
@@ -244,8 +244,10 @@ def tui_command(
     token: Annotated[str | None, typer.Option(envvar="KOPA_TUI_TOKEN", show_default=False,
                                               help="bearer token of that gateway (env KOPA_TUI_TOKEN; default: the "
                                                    "first of KOPA_GATEWAY__TOKENS)")] = None,
-    start: Annotated[bool, typer.Option("--start/--no-start", help="start the in-process gateway over the sandbox "
-                                                                   "when no gateway answers at URL")] = True,
+    start: Annotated[bool | None, typer.Option(
+        "--start/--no-start", show_default=False,
+        help="when nothing answers at URL: --start starts the in-process gateway over the sandbox, --no-start keeps "
+             "retrying URL; neither: ask when --url was given, else start it")] = None,
 ) -> None:
     """The operator console: gateway, cassettes and drift, benchmark runs, EDGE and training jobs (Textual)."""
     from tui.cli import run_console  # lazily: Textual loads only for this command

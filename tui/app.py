@@ -4,6 +4,11 @@
     app = KopaConsole(source, start_local=True)    # none runs: start the in-process gateway over the sandbox
     app.run()
 
+Start-up: a gateway that does not answer is never replaced silently. ``Unanswered`` says which URL and why
+(``tui/cli.py`` probes it); with ``ask`` the operator chooses in a dialog (start the in-process gateway,
+continue without one, quit), else the console says what it does instead. Starting the in-process gateway
+says each step as it begins (world, catalog, runtime, toolsets, port) in the header and the Gateway view.
+
 Keys: 1-4 (or g c b j) switch views, ? help, ctrl+p command palette, q quit. The gateway is polled
 (``/healthz``, ``/metrics``) from a worker every ``poll_s`` seconds; when it goes away the header says
 so and polling goes on, so the console reconnects by itself when it comes back.
@@ -20,6 +25,7 @@ import io
 import tempfile
 import time
 from collections import deque
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -43,11 +49,21 @@ from .screens.cassettes import CassettesScreen
 from .screens.gateway import GatewayScreen
 from .screens.help import HelpScreen
 from .screens.jobs import JobsScreen
+from .screens.no_gateway import NoGatewayScreen
 from .sources import ApplianceSource, GatewayError, LocalGateway, MetricsSnapshot, calls_per_s
 
 HISTORY = 60  # polls of calls/s kept for the sparkline
 CRASH_DIR = Path("logs")  # under the appliance home
 MASK = "••••••"
+
+
+@dataclass(frozen=True)
+class Unanswered:
+    """The gateway URL the console was to attach to did not answer."""
+
+    url: str
+    error: str
+    ask: bool = False  # the operator named it (--url) and no --start/--no-start decided: ask what to do
 
 
 class ConsoleCommands(Provider):
@@ -95,11 +111,16 @@ class KopaConsole(App):
 
     gateway_state: reactive[str] = reactive("none")  # none | starting | connected | disconnected
     gateway_tick: reactive[int] = reactive(0)  # bumped after every poll: views refresh on it
+    gateway_note: reactive[str] = reactive("")  # why this gateway (or none), and the start-up steps
 
     def __init__(self, source: ApplianceSource, *, start_local: bool = False, local: LocalGateway | None = None,
-                 poll_s: float | None = 1.0) -> None:
+                 poll_s: float | None = 1.0, unanswered: Unanswered | None = None) -> None:
         super().__init__()
         self.source, self.local, self.start_local, self.poll_s = source, local, start_local, poll_s
+        self.unanswered = unanswered
+        self._why = ""  # the first line of gateway_note: why the console uses the gateway it uses
+        self._steps: list[tuple[str, float]] = []  # the in-process gateway's start-up: (step, began at)
+        self._step_timer = None
         self.metrics: MetricsSnapshot | None = None
         self.rates: deque[float] = deque(maxlen=HISTORY)
         self.last_error: str | None = None
@@ -110,9 +131,15 @@ class KopaConsole(App):
     def on_mount(self) -> None:
         if self.source.endpoint is not None:
             self.gateway_state = "disconnected"  # until the first poll answers
+        if (gone := self.unanswered) is not None:
+            if gone.ask:
+                self.push_screen(NoGatewayScreen(gone.url, gone.error), self._chosen)
+            else:
+                self._say(f"{gone.url} did not answer ({gone.error}): " + (
+                    "starting the in-process gateway over the sandbox instead" if self.start_local
+                    else "the console keeps retrying it (--no-start: no in-process gateway)"))
         if self.start_local and self.source.endpoint is None:
-            self.gateway_state = "starting"
-            self._start_local()
+            self._begin_local()
         if self.poll_s:
             self.set_interval(self.poll_s, self.poll_gateway)
             self.poll_gateway()
@@ -176,43 +203,101 @@ class KopaConsole(App):
                 continue
         raise OSError("could not write the crash report anywhere")
 
+    # ---- which gateway: the operator's choice, the in-process one's start-up ----
+    def _say(self, why: str) -> None:
+        """Why the console uses the gateway it uses: in a notification now, and on the Gateway view for good."""
+        self._why = why
+        self.notify(why, title="gateway", severity="warning", timeout=15)
+        self._show_note()
+
+    def _chosen(self, choice: str | None) -> None:
+        gone = self.unanswered
+        assert gone is not None
+        if choice == "quit":
+            self.exit()
+        elif choice == "start":
+            self.source.detach()
+            self.start_local = True  # it is the console's own: closed on quit
+            self._say(f"{gone.url} did not answer ({gone.error}): starting the in-process gateway, as chosen")
+            self._begin_local()
+        else:
+            self._say(f"{gone.url} did not answer ({gone.error}): the console keeps retrying it; "
+                      "everything that needs no gateway works meanwhile")
+
+    def _begin_local(self) -> None:
+        self.gateway_state, self._steps = "starting", []
+        self._step_timer = self.set_interval(1.0, self._show_note)  # the running step's seconds tick on
+        self._start_local()
+
     @work(exit_on_error=False, thread=True, exclusive=True, group="local-gateway")
     def _start_local(self) -> None:
-        from sandbox import InProcessSandbox
+        def step(text: str) -> None:
+            self.call_from_thread(self._step, text)
 
-        settings = self.source.settings
-        upstream = InProcessSandbox(settings.home_dir, seed=settings.sandbox.seed, version=settings.sandbox.world,
-                                    scale=settings.sandbox.scale)
         try:
-            local = LocalGateway.open(upstream=upstream, home=settings.home_dir, audit_file=self.source.audit_file)
-            local.start()
+            local = LocalGateway.over_sandbox(self.source.settings, audit_file=self.source.audit_file,
+                                              catalog=lambda: self.source.catalog, progress=step)
+            local.start(progress=step)
         except (OSError, RuntimeError, ValueError) as exc:  # no world, no port: say so, keep the console up
             self.call_from_thread(self._local_failed, f"{type(exc).__name__}: {exc}")
             return
         self.call_from_thread(self._attach_local, local)
 
+    def _step(self, text: str) -> None:
+        self._steps.append((text, time.monotonic()))
+        self.watch_gateway_state(self.gateway_state)  # the header names the step too
+        self._show_note()
+
+    def _stop_steps(self) -> None:
+        if self._step_timer is not None:
+            self._step_timer.stop()
+            self._step_timer = None
+
+    def _show_note(self) -> None:
+        lines = [self._why] if self._why else []
+        now = time.monotonic()
+        if self.local is None and self.gateway_state == "starting" and self._steps:
+            lines.append(f"starting the in-process gateway ({now - self._steps[0][1]:.0f} s):")
+            ends = [began for _, began in self._steps[1:]] + [None]
+            for (text, began), end in zip(self._steps, ends, strict=True):
+                lines.append(f"  ✓ {text} ({end - began:.1f} s)" if end else f"  … {text} ({now - began:.0f} s)")
+        elif self.local is not None and self._steps:
+            lines.append(f"in-process gateway over the sandbox at {self.local.endpoint.url}, started in "
+                         f"{self._steps[-1][1] - self._steps[0][1]:.1f} s")
+        self.gateway_note = "\n".join(lines)
+
     def _local_failed(self, error: str) -> None:
-        self.last_error, self.gateway_state = f"could not start the local gateway: {error}", "none"
+        self._stop_steps()
+        at = f" (at: {self._steps[-1][0]})" if self._steps else ""
+        self.last_error, self.gateway_state = f"could not start the local gateway: {error}{at}", "none"
         self.notify(self.last_error, severity="error", timeout=10)
+        self._show_note()
 
     def _attach_local(self, local: LocalGateway) -> None:
+        self._stop_steps()
         self.local = local
         self.source.attach(local.endpoint)
+        self._show_note()
         self.poll_gateway()
 
     @work(exit_on_error=False, exclusive=True, group="poll")
     async def poll_gateway(self) -> None:
-        if self.source.endpoint is None:
+        endpoint = self.source.endpoint
+        if endpoint is None:
             return
         try:
             health = await self.source.gateway.health()
             metrics = await self.source.gateway.metrics()
         except (GatewayError, ValueError) as exc:  # ValueError: an answer that is not what /healthz gives
-            self.post_message(GatewayPolled(None, None, self.describe_error(exc)))
-            return
-        self.post_message(GatewayPolled(health, metrics))
+            polled = GatewayPolled(None, None, self.describe_error(exc))
+        else:
+            polled = GatewayPolled(health, metrics)
+        if self.source.endpoint is endpoint:  # a poll of a URL given up meanwhile (for the in-process one) is stale
+            self.post_message(polled)
 
     def on_gateway_polled(self, message: GatewayPolled) -> None:
+        if self.source.endpoint is None:
+            return  # detached since it was polled
         if message.error is not None:
             self.gateway_state, self.last_error = "disconnected", message.error
         else:
@@ -225,7 +310,8 @@ class KopaConsole(App):
     def watch_gateway_state(self, state: str) -> None:
         endpoint = self.source.endpoint
         where = f" {endpoint.url}" if endpoint else ""
-        self.sub_title = {"none": "no gateway", "starting": "starting the local gateway…",
+        step = f": {self._steps[-1][0]}" if self._steps else ""
+        self.sub_title = {"none": "no gateway", "starting": f"starting the local gateway{step}…",
                           "connected": f"● connected{where}",
                           "disconnected": f"✕ disconnected{where} (retrying)"}[state]
 

@@ -16,6 +16,7 @@ from mcp_gateway.server import ToolSet
 from tests.conftest import TEST_DATA_DIR, sandbox_upstream
 from tests.tui.fixture_home import DATA, build_fixture_home
 from tui import ApplianceSource, KopaConsole, LocalGateway
+from tui.sources import Cassettes
 
 SMALL_TASKS = DATA / "tasks-small.jsonl"
 
@@ -37,6 +38,7 @@ def make_snapshot_app(snapshot_home) -> Callable[..., KopaConsole]:
     def make() -> KopaConsole:
         source = ApplianceSource.from_settings(snapshot_home)
         source.default_tasks = Path("tests/tui/data/tasks-small.jsonl")
+        source.cassettes = Cassettes(snapshot_home.cassettes_dir)  # not the shipped bundles: they change with the repo
         app = KopaConsole(source, poll_s=None)
         # A tab's underline slides for 0.3 s; on a busy machine the picture was taken mid-slide (a CI failure
         # of the jobs view). A snapshot shows the settled screen, so nothing animates.

@@ -7,6 +7,7 @@ SVGs under ``__snapshots__/`` before committing them.
 from __future__ import annotations
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 SIZE = (80, 24)
 SETTLE_TRIES = 60  # repaints, 50 ms or more apart, before a screen that keeps changing fails the test
@@ -20,6 +21,8 @@ async def settle(pilot: Pilot) -> None:
     for _ in range(SETTLE_TRIES):
         await pilot.pause(0.05)
         await pilot.app.workers.wait_for_complete()
+        for field in pilot.app.screen.query(Input):  # a blinking cursor would make no two pictures agree for long
+            field.cursor_blink = False
         await pilot.pause()
         picture = pilot.app.export_screenshot()
         if picture == previous:

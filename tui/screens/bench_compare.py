@@ -1,4 +1,5 @@
-"""Run B against run A: overall and per-domain pass@k and Action with deltas, and the tasks that flipped."""
+"""Run B against run A: what makes them hard to compare (warnings, each in full), overall and per-domain pass@k and
+Action with deltas, and the tasks that flipped."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
@@ -13,6 +15,7 @@ from appliance.metadb import BenchRun
 from bench.report import Comparison
 
 from ..widgets.bars import pct
+from .bench_episodes import run_dir_problem
 from .errors import ShowsWorkerErrors
 
 
@@ -34,17 +37,28 @@ class CompareScreen(ShowsWorkerErrors, Screen):
         yield Header()
         yield Static(f"run {self.b.id} ({self.b.agent}) against run {self.a.id} ({self.a.agent}) …", id="cmp-title",
                      classes="status-line")
+        with VerticalScroll(id="cmp-warnings-box"):  # each warning in full; a long list scrolls
+            yield Static("", id="cmp-warnings")
         yield DataTable(id="cmp-metrics", cursor_type="row", zebra_stripes=True)
         yield DataTable(id="cmp-flipped", cursor_type="row")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#cmp-metrics", DataTable).add_columns("scope", "metric", "A", "B", "B − A")
+        self.query_one("#cmp-warnings-box").display = False
+        metrics = self.query_one("#cmp-metrics", DataTable)
+        metrics.add_columns("scope", "metric", "A", "B", "B − A")
+        metrics.border_subtitle = "Action: mean over solved tasks only"
         self.query_one("#cmp-flipped", DataTable).add_columns("flipped task", "domain", "A", "B", "better")
         self.compute()
 
     @work(exit_on_error=False, thread=True, exclusive=True)
     def compute(self) -> None:
+        # a run whose directory is gone is said in the console's words (the report's own error names a CLI flag)
+        for side, run in (("A", self.a), ("B", self.b)):
+            if (problem := run_dir_problem(run)) is not None:
+                self.app.call_from_thread(self._fail, f"cannot compare: {side} = {problem}. Mark (m) and compare (C) "
+                                                      "runs whose directories are there.")
+                return
         try:
             comparison = self.app.source.records.compare(self.a, self.b)
         except (ValueError, OSError) as exc:
@@ -58,7 +72,10 @@ class CompareScreen(ShowsWorkerErrors, Screen):
     def _show(self, c: Comparison) -> None:
         self.query_one("#cmp-title", Static).update(
             f"B = run {self.b.id} ({self.b.agent}) against A = run {self.a.id} ({self.a.agent}): "
-            f"{len(c.common_tasks)} common tasks" + (f"; {len(c.warnings)} warning(s)" if c.warnings else ""))
+            f"{len(c.common_tasks)} common tasks" + (f"; {len(c.warnings)} warning(s):" if c.warnings else ""))
+        warnings = self.query_one("#cmp-warnings", Static)
+        warnings.update(Text("\n".join(f"• {w}" for w in c.warnings), "yellow"))
+        self.query_one("#cmp-warnings-box").display = bool(c.warnings)
         metrics = self.query_one("#cmp-metrics", DataTable)
         for scope, rows in (("all", c.overall), *((d.domain, d.rows) for d in c.domains)):
             for row in rows:

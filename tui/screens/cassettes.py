@@ -21,6 +21,7 @@ from .drift import DriftScreen
 from .prompt import PromptScreen
 
 ACTION_ERRORS = (CorruptBundleError, SignatureError, LookupError, ValueError, OSError)
+ROW_ACTIONS = {"verify", "sign", "export", "mark", "drift"}  # they act on the highlighted version
 
 
 def size_text(n: int) -> str:
@@ -56,6 +57,10 @@ class CassettesScreen(ShowsWorkerErrors, Screen):
                                                           "tools")
         self.action_refresh()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """With no version to act on, its keys are not offered (nor shown in the footer)."""
+        return action not in ROW_ACTIONS or bool(getattr(self, "rows", None))
+
     def action_refresh(self) -> None:
         self.load()
 
@@ -74,9 +79,12 @@ class CassettesScreen(ShowsWorkerErrors, Screen):
             table.add_row(name, (row.parent or "—")[:8], row.created_at[:16].replace("T", " "), f"{row.interactions:,}",
                           size_text(row.size_bytes), "✓" if row.signed else "", str(row.tools), key=row.ref)
         table.border_title = f"{len(rows)} bundle versions"
+        self.refresh_bindings()
         if rows:
             table.move_cursor(row=min(keep or 0, len(rows) - 1), animate=False)
             self._detail(rows[table.cursor_row])
+        else:
+            self.query_one("#bundle-detail", Static).update(self.app.source.empty_hint("cassettes"))
 
     def selected(self) -> BundleRow | None:
         table = self.query_one("#bundles", DataTable)
@@ -92,8 +100,9 @@ class CassettesScreen(ShowsWorkerErrors, Screen):
     def _detail(self, row: BundleRow) -> None:
         platforms = ", ".join(f"{p} {n}" for p, n in row.platforms.items())
         mark = f"   marked: {self.marked}" if self.marked else ""
+        where = "  (shipped with the appliance)" if row.shipped else ""
         self.query_one("#bundle-detail", Static).update(Text.assemble(
-            (row.ref, "bold"), f"  parent {row.parent or '—'}\nsource {row.source}  platforms: {platforms}\n",
+            (row.ref, "bold"), f"  parent {row.parent or '—'}{where}\nsource {row.source}  platforms: {platforms}\n",
             (f"note: {row.note}" if row.note else "", "dim"), (mark, "yellow")))
 
     def _status(self, text: str, error: bool = False) -> None:

@@ -41,6 +41,7 @@ class GatewayScreen(ShowsWorkerErrors, Screen):
         with TabbedContent(initial="live"):
             with TabPane("Live", id="live"):
                 yield Static("", id="gw-stats", classes="status-line")
+                yield Static("", id="gw-note", classes="note")  # why this gateway; the start-up steps
                 yield Sparkline([], id="gw-rate")
                 with Horizontal(id="gw-filters"):
                     yield Input(placeholder="platform", id="f-platform")
@@ -65,10 +66,30 @@ class GatewayScreen(ShowsWorkerErrors, Screen):
         self._lines: list[AuditLine] = []
         self._sessions = 0  # distinct sessions in the newest audit lines
         self.watch(self.app, "gateway_tick", self._on_tick, init=False)
+        self.watch(self.app, "gateway_note", self._show_note)
         self._show_stats()
         self.load_audit()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that would do nothing here are not offered (nor shown in the footer)."""
+        tabs = self.query(TabbedContent)
+        tab = tabs.first().active if tabs else "live"  # asked before compose too
+        if action == "live":
+            return tab != "live"
+        if action == "try_tool":
+            return tab == "tools" and bool(getattr(self, "hits", None))
+        return True
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self) -> None:
+        self.refresh_bindings()
+
     # ---- live ----
+    def _show_note(self, note: str) -> None:
+        widget = self.query_one("#gw-note", Static)
+        widget.update(note)
+        widget.display = bool(note)  # nothing to say: no empty line
+
     def _on_tick(self, _tick: int) -> None:
         self._show_stats()
         self.load_audit()
@@ -80,7 +101,7 @@ class GatewayScreen(ShowsWorkerErrors, Screen):
         if state != "connected" or metrics is None:
             error = getattr(app, "last_error", None)
             text = {"none": error or "no gateway attached (kopa tui --url URL, or start one)",
-                    "starting": "starting the in-process gateway over the sandbox…"}.get(
+                    "starting": "starting the in-process gateway over the sandbox (steps below)…"}.get(
                 state, f"gateway not answering{': ' + error if error else ''}")
             self.query_one("#gw-stats", Static).update(text)
         else:
@@ -144,6 +165,7 @@ class GatewayScreen(ShowsWorkerErrors, Screen):
 
     def _show_hits(self, hits: list[ToolHit], seconds: float) -> None:
         self.hits = hits
+        self.refresh_bindings()  # "try it" acts only with a tool to try
         table = self.query_one("#tool-hits", DataTable)
         table.clear()
         for hit in hits:

@@ -23,6 +23,8 @@ KEYS = [
     ("", "n · x", "start a run (agent, tasks, seeds) · cancel it"),
     ("Jobs", "e · s · t", "EDGE graphs · datasets · training"),
     ("dialogs", "esc", "close / back"),
+    ("start-up", "s · c · q", "--url does not answer: start the in-process gateway · continue · quit"),
+    ("", "", "the footer shows the keys that act where you are"),
 ]
 
 

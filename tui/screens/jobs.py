@@ -1,5 +1,6 @@
 """Jobs view: EDGE graph builds (counts, rounds, Figure 4 beside the paper), synthesis datasets (the filter
-funnel, Table 12 beside the paper), and training jobs with reward, KL and step time as they stream in."""
+funnel, Table 12 beside the paper), and training jobs with reward, KL and step time as they stream in.
+A tab with nothing in it names what it read and the ``kopa`` command that fills it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from .errors import ShowsWorkerErrors
 from .tabs import show_tab
 
 TRAIN_POLL_S = 2.0  # how often a running training job's steps are re-read
+TAB_OF = {"graphs": "graph-runs", "datasets": "dataset-runs", "training": "train-runs"}  # tab -> its table
 
 
 class JobsScreen(ShowsWorkerErrors, Screen):
@@ -35,15 +37,18 @@ class JobsScreen(ShowsWorkerErrors, Screen):
         with TabbedContent(initial="graphs"):
             with TabPane("EDGE graphs", id="graphs"):
                 yield DataTable(id="graph-runs", cursor_type="row")
+                yield Static("", id="graphs-empty", classes="note empty")
                 yield BarChart(("ours", "paper"), bar_width=14, id="figure-4")
                 yield Static("", id="graph-rounds")
             with TabPane("Datasets", id="datasets"):
                 yield DataTable(id="dataset-runs", cursor_type="row")
+                yield Static("", id="datasets-empty", classes="note empty")
                 with Horizontal(id="dataset-panes"):
                     yield Static("", id="funnel")
                     yield BarChart(("ours", "paper"), bar_width=8, id="table-12")
             with TabPane("Training", id="training"):
                 yield DataTable(id="train-runs", cursor_type="row")
+                yield Static("", id="training-empty", classes="note empty")
                 with Vertical(id="train-metrics"):
                     for name in ("reward", "kl", "step_time_s"):
                         yield Static("", id=f"label-{name}", classes="metric-label")
@@ -61,8 +66,27 @@ class JobsScreen(ShowsWorkerErrors, Screen):
         if getattr(self.app, "poll_s", None):  # a console that polls the gateway streams training steps too
             self.set_interval(TRAIN_POLL_S, self._poll_training)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A tab's key is not offered on that tab: there it would do nothing."""
+        if action == "tab":
+            tabs = self.query(TabbedContent)
+            return not tabs or tabs.first().active != parameters[0]
+        return True
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self) -> None:
+        self.refresh_bindings()
+
     def action_tab(self, tab: str) -> None:
         show_tab(self.query_one(TabbedContent), tab)
+
+    def _empty(self, tab: str, empty: bool) -> None:
+        """An empty tab says what it read and how to fill it, in place of its (hidden) table."""
+        self.query_one(f"#{TAB_OF[tab]}", DataTable).display = not empty
+        hint = self.query_one(f"#{tab}-empty", Static)
+        hint.display = empty
+        if empty:
+            hint.update(self.app.source.empty_hint(tab))
 
     def action_refresh(self) -> None:
         self.load_edge()
@@ -83,6 +107,7 @@ class JobsScreen(ShowsWorkerErrors, Screen):
             table.add_row(g.name, f"{g.admitted:,}", f"{g.live:,}", f"{g.pruned:,}", str(len(g.rounds)))
         if graphs:
             self._show_graph(graphs[0])
+        self._empty("graphs", not graphs)
         table = self.query_one("#dataset-runs", DataTable)
         table.clear()
         for d in datasets:
@@ -90,6 +115,7 @@ class JobsScreen(ShowsWorkerErrors, Screen):
             table.add_row(d.name, f"{sum(c['in'] for c in list(d.funnel.values())[:1]) or d.items:,}", f"{kept:,}")
         if datasets:
             self._show_dataset(datasets[0])
+        self._empty("datasets", not datasets)
 
     @on(DataTable.RowHighlighted, "#graph-runs")
     def _graph_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -142,6 +168,7 @@ class JobsScreen(ShowsWorkerErrors, Screen):
                           "–" if r.last_reward is None else f"{r.last_reward:.3f}")
         if runs:
             table.move_cursor(row=row, animate=False)
+        self._empty("training", not runs)
         self._show_steps(steps)
 
     @on(DataTable.RowSelected, "#train-runs")

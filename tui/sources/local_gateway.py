@@ -6,6 +6,10 @@
     local.stop(); local.start()   # what the console survives
     local.close()   # or await local.aclose() inside an event loop
 
+    local = LocalGateway.over_sandbox(settings, audit_file=..., catalog=..., progress=print)
+    local.start(progress=print)   # what the console runs: each step is said as it begins (a fresh install
+                                  # builds the sandbox world first, which takes a minute or more)
+
 The token is made here, per process, and never written anywhere.
 """
 
@@ -14,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
@@ -24,6 +29,16 @@ from mcp_gateway.server import ToolSet, attach_audit_file, create_gateway_app, d
 from sandbox.loopback import LoopbackServer, free_port
 
 from .gateway_http import GatewayEndpoint
+
+if TYPE_CHECKING:
+    from appliance.config import KopaSettings
+    from mcp_gateway.catalog import Catalog
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_step: str) -> None:
+    pass
 
 
 class LocalGateway:
@@ -42,6 +57,32 @@ class LocalGateway:
              toolsets: Mapping[str, ToolSet] | None = None) -> LocalGateway:
         return cls(open_gateway(upstream="sandbox", sandbox=upstream, profile="chat", home=home), audit_file, toolsets)
 
+    @classmethod
+    def over_sandbox(cls, settings: KopaSettings, *, audit_file: Path | None,
+                     catalog: Callable[[], Catalog] | None = None, progress: Progress = _quiet) -> LocalGateway:
+        """The gateway over the sandbox world of ``settings``, saying each step through ``progress``.
+
+        ``catalog``: how to get the catalog (the console passes its own, loaded once per process).
+        """
+        from mcp_gateway.catalog import load_catalog
+        from sandbox import InProcessSandbox, ensure_world
+
+        box = settings.sandbox
+        worlds = settings.home_dir / "worlds"
+        progress(f"sandbox world {box.world} (seed {box.seed}, scale {box.scale:g}) under {worlds}")
+        # built once per home; its "building … into FILE" line is a step (the "built in" line adds nothing)
+        ensure_world(settings.home_dir, seed=box.seed, version=box.world, scale=box.scale,
+                     log=lambda line: progress(line) if line.startswith("building") else None)
+        upstream = InProcessSandbox(settings.home_dir, seed=box.seed, version=box.world, scale=box.scale)
+        progress("loading the tool catalog")
+        tools = (catalog or load_catalog)()
+        progress(f"opening the gateway runtime over {len(tools):,} tools")
+        gateway = open_gateway(upstream="sandbox", sandbox=upstream, profile="chat", home=settings.home_dir,
+                               catalog=tools)
+        toolsets = default_toolsets(gateway.catalog)
+        progress(f"{len(toolsets)} toolsets (/mcp, /mcp/search, a set per platform and domain)")
+        return cls(gateway, audit_file, toolsets)
+
     @property
     def endpoint(self) -> GatewayEndpoint:
         return GatewayEndpoint(f"http://127.0.0.1:{self.port}", SecretStr(self._token))
@@ -50,14 +91,17 @@ class LocalGateway:
     def running(self) -> bool:
         return self._server is not None
 
-    def start(self) -> None:
+    def start(self, progress: Progress = _quiet) -> None:
         if self._server is None:
             # A new app per start (the SDK's session managers run once); the runtime's resources stay open
             # across stop/start because the app's lifespan does not own them.
+            progress("building the gateway's HTTP app")
             app = create_gateway_app(self.gateway.runtime, tokens={self._token}, toolsets=self.toolsets, resources=())
+            progress(f"binding the server on 127.0.0.1:{self.port}")
             server = LoopbackServer(app, port=self.port, lifespan=True)
             server.__enter__()
             self._server = server
+            progress(f"server bound on {self.endpoint.url}")
 
     def stop(self) -> None:
         if self._server is not None:

@@ -4,6 +4,9 @@
     await source.gateway.health(); source.audit_tail(200)
     source.search.find("지하철역"); source.cassettes.rows(); source.records.bench_runs(); source.edge.graphs()
 
+An empty view says what it read and how to fill it: ``source.empty_hint("graphs")`` (cassettes, graphs,
+datasets, training, bench).
+
 Tests point it at a fixture home (``ApplianceSource(home=..., metadb_url=..., ...)``). Heavy parts (the
 catalog and its search index) load on first use, from a worker, never on the UI thread.
 """
@@ -14,7 +17,7 @@ from functools import cache, cached_property
 from pathlib import Path
 
 from appliance.config import KopaSettings
-from bench.taskset.build import DEFAULT_TASKS
+from bench.taskset.build import DEFAULT_CASSETTES, DEFAULT_TASKS
 from mcp_gateway.catalog import Catalog, load_catalog
 
 from .audit import AuditLine, read_audit_tail
@@ -51,7 +54,7 @@ class ApplianceSource:
         self.endpoint = endpoint
         self.audit_file = audit_file or self.home / AUDIT_FILE
         self.records = Records(settings.metadb_url)
-        self.cassettes = Cassettes(settings.cassettes_dir)
+        self.cassettes = Cassettes(settings.cassettes_dir, shipped=DEFAULT_CASSETTES)  # a fresh home has none
         self.default_tasks: Path = DEFAULT_TASKS  # what the new-run dialog offers
 
     @classmethod
@@ -59,9 +62,12 @@ class ApplianceSource:
                       audit_file: Path | None = None) -> ApplianceSource:
         return cls(settings or KopaSettings(), endpoint, audit_file=audit_file)
 
-    def attach(self, endpoint: GatewayEndpoint) -> None:
+    def attach(self, endpoint: GatewayEndpoint | None) -> None:
         self.endpoint = endpoint
         self.__dict__.pop("gateway", None)
+
+    def detach(self) -> None:
+        self.attach(None)
 
     @cached_property
     def gateway(self) -> GatewayClient:
@@ -80,6 +86,32 @@ class ApplianceSource:
     @cached_property
     def edge(self) -> EdgeJobs:
         return EdgeJobs(self.home, self.catalog)
+
+    @property
+    def metadb_shown(self) -> str:
+        """The metadata DB's URL as it may be shown: without its password."""
+        from sqlalchemy.engine import make_url
+
+        return make_url(self.settings.metadb_url).render_as_string(hide_password=True)
+
+    def empty_hint(self, view: str) -> str:
+        """What ``view`` reads, when it found nothing there, and the ``kopa`` command that fills it."""
+        if view == "cassettes":
+            home, *shipped = self.cassettes.folders
+            also = f", nor in {shipped[0]} (shipped with the appliance)" if shipped else ""
+            return (f"no bundle versions in {home}{also}.\nRecord one: kopa record --tasks FILE --bundle NAME "
+                    "(or --calls FILE); or bring one: kopa cassettes import PATH; then r to refresh")
+        home = self.home
+        return {
+            "graphs": f"no EDGE graph runs in {home / 'edge' / 'graphs'}.\n"
+                      "Build one: kopa edge graph build --sandbox; then r to refresh",
+            "datasets": f"no synthesis datasets in {home / 'edge' / 'datasets'}.\n"
+                        "Make one: kopa edge synth --graph RUN, then kopa edge filter DIR; then r to refresh",
+            "training": f"no training runs in the metadata DB ({self.metadb_shown}).\n"
+                        "Start one: kopa train sft, or kopa train grpo --config NAME (kopa train status lists them)",
+            "bench": f"no benchmark runs in the metadata DB ({self.metadb_shown}).\n"
+                     "Start one: n here, or kopa bench run --agent oracle --tasks FILE",
+        }[view]
 
     def audit_tail(self, limit: int) -> list[AuditLine]:
         return read_audit_tail(self.audit_file, limit, platform_of())
