@@ -11,6 +11,7 @@ tokenizer.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,32 @@ def test_status_shows_the_stages_and_figures_and_runs_nothing(quick_run, tmp_pat
     assert sorted(p.name for p in run.iterdir()) == before
     missing = CliRunner().invoke(app, ["train", "loop", "--status", "--run", str(tmp_path)], env=env)
     assert missing.exit_code == 2 and "is not a loop run folder (no loop.json)" in missing.output
+
+
+def test_a_second_loop_on_a_folder_in_use_is_refused_before_any_stage(tmp_path):
+    from train.loop.run import _only_loop_on
+
+    run = tmp_path / "run"
+    run.mkdir()
+    with _only_loop_on(run):  # as a running loop holds it
+        refused = loop({"KOPA_HOME": str(tmp_path / "home")}, run)
+    assert refused.exit_code == 2, refused.output
+    assert f"is in use by another kopa train loop (pid {os.getpid()})" in " ".join(refused.output.split())
+    assert sorted(p.name for p in run.iterdir()) == ["loop.json", "loop.lock"]  # no stage began
+    with _only_loop_on(run):  # released when the holder ends: the next loop takes it
+        pass
+
+
+def test_episodes_played_twice_are_refused_not_counted_twice(tmp_path):
+    from train.loop.evaluate import read_episodes
+    from train.loop.stages import LoopError
+
+    row = {"task_id": "fin-001", "domain": "finance", "seed": 0, "passed": False, "corr": 0.5, "action": 0.0,
+           "calls": 1, "well_formed": 1, "key_ok": None, "answered": True, "turns": 2}
+    other = {**row, "seed": 1}
+    path = tmp_path / "episodes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (row, other)))
+    assert [r.seed for r in read_episodes(path)] == [0, 1]
+    path.write_text("".join(json.dumps(r) + "\n" for r in (row, other, row)))
+    with pytest.raises(LoopError, match=r"episodes.jsonl:3: fin-001 seed 0 was already played on line 1"):
+        read_episodes(path)

@@ -33,6 +33,8 @@ from bench.limits import EpisodeLimits
 from bench.task import Task
 from models.toolcalls import INVALID_CALL
 
+from .stages import LoopError
+
 __all__ = ["EpisodeFigures", "evaluate_agent", "evaluate_model", "episode_figures", "read_episodes"]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,18 +101,27 @@ def episode_figures(task: Task, outcome: Any, messages: Sequence[Mapping[str, An
 
 
 def read_episodes(path: Path) -> list[EpisodeFigures]:
-    """The episodes written so far (a truncated last line, from a killed run, is dropped)."""
+    """The episodes written so far (a truncated last line, from a killed run, is dropped).
+
+    Raises:
+        LoopError: a line is not an episode, or plays a (task, seed) pair an earlier line played.
+    """
     if not path.is_file():
         return []
     rows = []
+    first_line: dict[tuple[str, int], int] = {}
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
         try:
-            rows.append(EpisodeFigures(**json.loads(line)))
+            row = EpisodeFigures(**json.loads(line))
         except (json.JSONDecodeError, TypeError) as exc:
             if number == len(lines):
                 break  # cut off mid-write
-            raise ValueError(f"{path}:{number}: not an evaluated episode ({exc})") from None
+            raise LoopError(f"{path}:{number}: not an evaluated episode ({exc})") from None
+        if (seen := first_line.setdefault((row.task_id, row.seed), number)) != number:
+            raise LoopError(f"{path}:{number}: {row.task_id} seed {row.seed} was already played on line {seen}; two "
+                             "evaluations wrote to this file, so its figures would count an episode twice")
+        rows.append(row)
     return rows
 
 

@@ -25,11 +25,13 @@ figure of a run comes from one set of settings.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,7 @@ STAGES = ("dataset", "audit", "eval-listed", "eval-base", "sft", "eval-sft", "gr
 EVALUATED = {"eval-listed": "listed tools in order", "eval-base": "base", "eval-sft": "tuned (SFT)",
              "eval-grpo": "tuned (SFT + GRPO)"}
 EPISODES = "episodes.jsonl"
+LOCK_FILE = "loop.lock"  # held by the running loop (fcntl), naming its pid
 Log = Callable[[str], None]
 
 
@@ -326,6 +329,32 @@ def run_loop(settings: LoopSettings, *, run: Path, home: Path, cassettes: Path,
     """
     run = Path(run).expanduser().resolve()
     _check_settings(run, settings)
+    with _only_loop_on(run):
+        return _run_stages(settings, run, home=home, cassettes=cassettes, log=log)
+
+
+@contextmanager
+def _only_loop_on(run: Path) -> Iterator[None]:
+    """Hold ``run``'s lock while the loop runs: a second ``kopa train loop`` on the same folder would play the same
+    episodes again and append them beside the first's (it happened once, by hand), so it is refused."""
+    with open(run / LOCK_FILE, "a+", encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise LoopError(f"{run} is in use by another kopa train loop ({holder}); wait for it to end or stop it "
+                            "first (kopa train loop --status reads the folder meanwhile)") from None
+        lock.truncate(0)
+        lock.write(f"pid {os.getpid()}\n")
+        lock.flush()
+        try:
+            yield
+        finally:
+            lock.truncate(0)
+
+
+def _run_stages(settings: LoopSettings, run: Path, *, home: Path, cassettes: Path, log: Log) -> LoopReport:
     loop = Loop(settings, run, Path(home).expanduser(), cassettes=Path(cassettes).expanduser(), log=log)
     loop.stage("dataset", loop.build_dataset)
     loop.stage("audit", loop.audit)
