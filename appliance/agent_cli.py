@@ -5,7 +5,11 @@
         or a trained LoRA checkpoint folder over its base GGUF)
     kopa agent endpoint [--model-url URL --model-name NAME | --model PATH] [--tools a,b] [--host H --port N]
         the OpenAI-compatible agent endpoint (/v1/chat/completions) with the tool loop on the appliance; without
-        --model-url it starts the model server itself and stops it on exit
+        --model-url or kopa.toml [models.agent] base_url it starts the model server itself and stops it on exit
+
+The endpoint's model settings are the agent's model profile (kopa.toml ``[models.agent]``: base_url, model, api_key,
+temperature, max_tokens, timeout_s, ...; ``KOPA_MODELS__AGENT__*`` wins over the file) and the episode limits
+(``[episode]``); the command's options win over both (``endpoint_model_config``).
 
 Bearer tokens are the gateway's (``KOPA_GATEWAY__TOKENS``); with none configured one is generated per start and
 printed once on stderr. Heavy imports happen inside the commands: ``kopa`` starts fast.
@@ -16,18 +20,23 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from typing import Annotated
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from .config import KopaSettings
 
+if TYPE_CHECKING:
+    from bench.agents.llm_config import OpenAIAgentConfig
+
 agent_app = typer.Typer(help="Serve the tuned agent: model server (vLLM or llama.cpp) and the agent endpoint.",
                         no_args_is_help=True)
 err = Console(stderr=True, soft_wrap=True)
 
 DEFAULT_ENDPOINT_PORT = 8766
+UNNAMED_MODEL = "default"  # sent when neither --model-name nor [models.agent] model names one
 
 ModelOpt = Annotated[str | None, typer.Option("--model", help="a Hugging Face model folder (vLLM), a .gguf file or a "
                                                               "trained LoRA checkpoint folder (llama.cpp over its base "
@@ -78,11 +87,37 @@ def serve(model: ModelOpt = None, backend: BackendOpt = "auto",
     err.print("model server stopped")
 
 
+def endpoint_model_config(settings: KopaSettings, *, model_url: str | None = None, model_name: str | None = None,
+                          max_turns: int | None = None, max_calls: int | None = None,
+                          server_defaults: Mapping[str, Any] | None = None) -> OpenAIAgentConfig:
+    """The model configuration ``kopa agent endpoint`` serves with. Strongest first: the options (``model_url``,
+    ``model_name``, ``max_turns``, ``max_calls``; None: not given), what ``settings`` sets (``[models.agent]`` and
+    ``[episode]``, the environment winning over kopa.toml), ``server_defaults`` (what a model server started here
+    needs: ``ModelServer.agent_settings()``), then the agent profile's defaults.
+
+    Raises:
+        ValueError: no model server URL from the options or the settings.
+        pydantic.ValidationError: a value is out of range.
+    """
+    from bench.agents.llm_config import OpenAIAgentConfig
+
+    profile, limits = settings.models.agent, settings.episode
+    # a value written in kopa.toml or the environment beats the started server's defaults; the sections' own
+    # defaults do not (the profile's temperature 0.7 would undo the local model's 0.0)
+    written = {name: getattr(section, name) for section in (profile, limits) for name in section.model_fields_set}
+    options = {k: v for k, v in {"base_url": model_url, "model": model_name, "max_turns": max_turns,
+                                  "max_calls": max_calls}.items() if v is not None}
+    values: dict[str, Any] = {"endpoint": profile, "limits": limits, **(server_defaults or {}), **written, **options}
+    values.setdefault("model", UNNAMED_MODEL)
+    return OpenAIAgentConfig.model_validate(values)
+
+
 @agent_app.command("endpoint")
 def endpoint(
-    model_url: Annotated[str | None, typer.Option(help="a running OpenAI-compatible model server (…/v1); "
-                                                       "default: start one")] = None,
-    model_name: Annotated[str | None, typer.Option(help="the model name that server serves")] = None,
+    model_url: Annotated[str | None, typer.Option(help="a running OpenAI-compatible model server (…/v1); default: "
+                                                       "[models.agent] base_url of kopa.toml, else start one")] = None,
+    model_name: Annotated[str | None, typer.Option(help="the model name that server serves; default: "
+                                                        "[models.agent] model")] = None,
     model: ModelOpt = None, backend: BackendOpt = "auto", thinking: ThinkingOpt = None,
     tools: Annotated[str | None, typer.Option(help="comma-separated tools offered when a request names none")] = None,
     max_calls: Annotated[int | None, typer.Option(help="tool calls per request (the call budget); default: "
@@ -97,7 +132,6 @@ def endpoint(
 
     import uvicorn
 
-    from bench.agents.llm_config import OpenAIAgentConfig
     from mcp_gateway.gateway import open_gateway
     from models.server import ModelServer
     from models.toolcalls import choose_parser
@@ -110,6 +144,8 @@ def endpoint(
     gateway = settings.gateway
     if model_url is not None and model is not None:
         raise ValueError("give --model-url (a running model server) or --model (start one), not both")
+    if model_url is None and model is None:
+        model_url = settings.models.agent.base_url  # a running model server named in kopa.toml or the environment
     with contextlib.ExitStack() as stack:
         defaults: dict = {}
         context_tokens = None  # known when the model server is started here: requests are checked against it
@@ -120,9 +156,8 @@ def endpoint(
             model_url, model_name = server.base_url, plan.served_name
             defaults = server.agent_settings()  # with the measured request limit
             context_tokens = plan.context_tokens
-        budgets = {k: v for k, v in {"max_turns": max_turns, "max_calls": max_calls}.items() if v is not None}
-        config = OpenAIAgentConfig(**{"base_url": model_url, "model": model_name or "default",
-                                      "limits": settings.episode, **defaults, **budgets})
+        config = endpoint_model_config(settings, model_url=model_url, model_name=model_name, max_turns=max_turns,
+                                       max_calls=max_calls, server_defaults=defaults)
         upstream = "sandbox" if gateway.upstream == "replay" else gateway.upstream
         opened = open_gateway(upstream=upstream, sandbox=in_process_sandbox(settings) if upstream == "sandbox"
                               else None, profile="chat", home=settings.home_dir, key_file=gateway.key_file)

@@ -14,7 +14,6 @@ limit, …) counted by kind apart from its wrong answers, and one example messag
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -39,11 +38,11 @@ def demo(
     local: Annotated[bool, typer.Option("--local/--no-local", help="also run the local model")] = True,
 ) -> None:
     """Oracle, first-page and the local model on the shipped task set, replayed; HTML reports and a comparison."""
-    from bench.options import BenchRunOptions
+    from bench.options import BenchRunOptions, new_unique_dir, stamped_name
     from bench.report import compare_runs, comparison_markdown, load_run, run_error_groups, write_report
     from bench.taskset.build import DEFAULT_TASKS
 
-    out_dir = out or KopaSettings().home_dir / "runs" / f"demo-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
+    out_dir = out or new_unique_dir(KopaSettings().home_dir / "runs", stamped_name("demo"))
     plan = [BenchRunOptions(agent=agent, tasks=DEFAULT_TASKS, rollouts=rollouts, run_dir=out_dir / agent)
             for agent in ("oracle", "first-page")]
     if local:

@@ -20,6 +20,7 @@ from pydantic_settings import (
 )
 
 from bench.limits import EpisodeLimits
+from edge.settings import PhaseASettings
 from mcp_gateway.limits import InputLimits
 from models.settings import ModelSettings, retired_variables
 from public_apis import PLATFORM_IDS
@@ -122,6 +123,9 @@ class KopaSettings(BaseSettings):
     models: ModelSettings = Field(default_factory=ModelSettings, description=(
         "the model endpoints, one profile per role (agent, judge, proposer, writer): kopa.toml [models.judge], "
         "or KOPA_MODELS__JUDGE__BASE_URL, _MODEL, _API_KEY, ...; a role without base_url runs its offline default"))
+    edge: PhaseASettings = Field(default_factory=PhaseASettings, description=(
+        "EDGE Phase A's hyperparameters (Table 9 by default): kopa.toml [edge] rounds = 5, or KOPA_EDGE__ROUNDS=5; "
+        "`kopa edge graph build` options win over both"))
 
     @model_validator(mode="before")
     @classmethod

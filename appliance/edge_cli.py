@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -82,8 +81,8 @@ def build(
                                                           "address ('local' starts one here)")] = None,
 ) -> None:
     """Build the skeleton, then refine it by executing sampled paths; resumable, deterministic per seed."""
+    from bench.options import stamped_name
     from edge.graph.build import build_graph
-    from edge.graph.settings import PhaseASettings
     from edge.graph.skeleton import build_skeleton
     from edge.graph.store import GraphStore
 
@@ -95,9 +94,9 @@ def build(
         raise typer.BadParameter("--bundle records what the bundle lacks into a new version from one process; "
                                  "run it without --workers/--ray (or use --sandbox)")
     settings = KopaSettings()
-    phase_a = PhaseASettings.from_env(seed=seed, rounds=rounds, trials=trials)
+    phase_a = settings.edge.with_options(seed=seed, rounds=rounds, trials=trials)  # options, env, kopa.toml [edge]
     upstream = f"bundle:{bundle}" if bundle else "sandbox"
-    path = run or _graphs_dir(settings) / f"graph-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.duckdb"
+    path = run or _graphs_dir(settings) / f"{stamped_name('graph')}.duckdb"
     proposer, proposer_id = _proposer(path)
     tools = sorted(set(tool)) if tool else None
     if tools:

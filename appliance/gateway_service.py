@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 import uvicorn
@@ -64,5 +63,6 @@ def _stats_file(settings: KopaSettings, recorder: RecorderSettings) -> Path | No
     """Where a replay run's hits and misses go: ``<home>/runs/replay-<bundle>-<UTC time>.json``."""
     if recorder.mode not in ("replay", "replay-or-record") or not recorder.bundle:
         return None
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return settings.home_dir / "runs" / f"replay-{recorder.bundle.replace('@', '-')}-{stamp}.json"
+    from bench.options import stamped_name
+
+    return settings.home_dir / "runs" / f"{stamped_name('replay-' + recorder.bundle.replace('@', '-'))}.json"

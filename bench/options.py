@@ -22,11 +22,11 @@ from typing import Any
 from .agents.registry import AGENTS
 
 __all__ = ["MODES", "RUN_DIR_PREFIX", "UPSTREAMS", "BenchRunOptions", "new_run_dir", "new_unique_dir", "parse_seeds",
-           "run_dir_name"]
+           "run_dir_name", "stamped_name"]
 
 UPSTREAMS = ("replay", "sandbox", "live")  # replay is the benchmark; the other two must be asked for
 MODES = ("replay", "replay-or-record")  # replay-or-record (with the sandbox): the coverage pass
-RUN_DIR_PREFIX = "bench-"
+RUN_DIR_PREFIX = "bench"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,7 +115,13 @@ def parse_seeds(text: str) -> list[int]:
 def run_dir_name(now: datetime | None = None) -> str:
     """``bench-<UTC stamp to the microsecond>``: the default name of a run's directory, for every way a run starts
     (two runs started in the same second still get two directories)."""
-    return f"{RUN_DIR_PREFIX}{(now or datetime.now(UTC)).strftime('%Y%m%dT%H%M%S%fZ')}"
+    return stamped_name(RUN_DIR_PREFIX, now, microseconds=True)
+
+
+def stamped_name(prefix: str, now: datetime | None = None, *, microseconds: bool = False) -> str:
+    """``<prefix>-<UTC time>``, e.g. ``grpo-trl-20250601T120000Z`` (``...T120000123456Z`` with ``microseconds``): the
+    name of every run folder and run file of the appliance (bench, training, EDGE graphs, demos, replay stats)."""
+    return f"{prefix}-{(now or datetime.now(UTC)).strftime('%Y%m%dT%H%M%S%fZ' if microseconds else '%Y%m%dT%H%M%SZ')}"
 
 
 def new_run_dir(runs: Path, now: datetime | None = None) -> Path:

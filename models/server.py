@@ -13,8 +13,10 @@
 ``ServerPlan`` says what runs (``models.plan`` makes one per backend); ``ModelServer`` runs it. The child gets
 SIGTERM when its parent dies (Linux ``PR_SET_PDEATHSIG``), so a crashed or killed appliance leaves no server
 behind. That signal fires when the *thread* that forked the child exits, not the process: the child is always
-spawned in the caller's thread (never from ``asyncio.to_thread``), and ``astart`` only polls health
-asynchronously. Start a server from the thread that outlives it (the main thread, or the event loop's).
+spawned in the caller's thread (never from ``asyncio.to_thread``). The waiting is one code for both forms: ``start``
+runs it in the caller's thread, ``astart`` in a worker thread (``asyncio.to_thread``) so the event loop keeps
+running; ``astop`` runs ``stop`` there too. Start a server from the thread that outlives it (the main thread, or the
+event loop's).
 
 A plan with ``warm_up`` (llama.cpp: a CPU model whose speed depends on the machine and its load) gets two
 short requests after the health check: the first pages the model in, the second and third measure prompt
@@ -29,7 +31,6 @@ import contextlib
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,8 +44,7 @@ import httpx
 
 from .errors import ModelServerError
 
-__all__ = ["ModelServer", "ModelServerError", "ServerPlan", "ServerSpeed", "free_port", "log_tail",
-           "request_time_limit"]
+__all__ = ["ModelServer", "ModelServerError", "ServerPlan", "ServerSpeed", "log_tail", "request_time_limit"]
 
 # The time-limit rule (request_time_limit): generous, because the load on the machine can grow after the warm-up.
 LIMIT_FACTOR = 4.0
@@ -73,6 +73,7 @@ class ServerPlan:
     context_tokens: int | None = None  # the context length the server runs with: the longest prompt it takes
     warm_up: bool = False  # measure the speed after the health check (CPU backends)
     requires: Mapping[str, str] = field(default_factory=dict)  # Python module -> how to install it, checked at start
+    cwd: str | None = None  # the child's working directory (None: this process's)
 
     @property
     def base_url(self) -> str:
@@ -97,13 +98,6 @@ def request_time_limit(speed: ServerSpeed, *, prompt_tokens: int, max_tokens: in
     + ``slack_s``, and never less than ``floor_s``."""
     expected = prompt_tokens / speed.prompt_tokens_per_s + max_tokens / speed.decode_tokens_per_s
     return max(floor_s, factor * expected + slack_s)
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nobody listens on at ``host`` now (the server binds it a moment later)."""
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
 
 
 def log_tail(log: Any, n_bytes: int = 4_000) -> str:
@@ -154,34 +148,21 @@ class ModelServer:
         """
         self._spawn()
         try:
-            deadline = time.monotonic() + self.startup_timeout_s
-            with httpx.Client() as client:
-                while not self._answered(self._get(client)):
-                    self._check_waiting(deadline)
-                    time.sleep(0.1)
-                if self.plan.warm_up:
-                    self.speed = _speed(*(self._timed(client.post, body) for body in _warm_up_bodies(self.plan)))
+            self._wait_until_ready()
         except BaseException:
             self.stop()
             raise
 
     async def astart(self) -> None:
-        """``start`` for a coroutine: the child is spawned in this thread, health and warm-up are awaited.
+        """``start`` for a coroutine: the child is spawned in this thread, the waiting runs in a worker thread.
 
         Raises:
             ModelServerError: as ``start``.
         """
         self._spawn()
         try:
-            deadline = time.monotonic() + self.startup_timeout_s
-            async with httpx.AsyncClient() as client:
-                while not self._answered(await self._aget(client)):
-                    self._check_waiting(deadline)
-                    await asyncio.sleep(0.1)
-                if self.plan.warm_up:
-                    timings = [await self._atimed(client.post, body) for body in _warm_up_bodies(self.plan)]
-                    self.speed = _speed(*timings)
-        except BaseException:
+            await asyncio.to_thread(self._wait_until_ready)
+        except BaseException:  # a cancelled start too: the worker sees the child gone and ends
             await self.astop()
             raise
 
@@ -197,48 +178,43 @@ class ModelServer:
         try:
             self.process = subprocess.Popen(
                 self.plan.command, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, env=env,
-                preexec_fn=_die_with_parent(os.getpid()) if sys.platform == "linux" else None)
+                cwd=self.plan.cwd, preexec_fn=_die_with_parent(os.getpid()) if sys.platform == "linux" else None)
         except OSError as exc:
             self._close_log()
             raise ModelServerError(f"cannot start the {self.plan.backend} server ({self.plan.command[0]}): "
                                    f"{exc}") from None
 
-    def _get(self, client: httpx.Client) -> int | None:
+    def _wait_until_ready(self) -> None:
+        """Poll health until 200, then warm up and measure (``plan.warm_up``). Blocking: ``start`` calls it in its
+        thread, ``astart`` in a worker thread."""
+        process = self.process
+        deadline = time.monotonic() + self.startup_timeout_s
+        with httpx.Client() as client:
+            while not self._answered(client):
+                self._check_waiting(process, deadline)
+                time.sleep(0.1)
+            if self.plan.warm_up:
+                self.speed = _speed(*(self._timed(client, body) for body in _warm_up_bodies(self.plan)))
+
+    def _answered(self, client: httpx.Client) -> bool:
         with contextlib.suppress(httpx.HTTPError):
-            return client.get(self.plan.health_url, timeout=2.0).status_code
-        return None
+            return client.get(self.plan.health_url, timeout=2.0).status_code == 200
+        return False
 
-    async def _aget(self, client: httpx.AsyncClient) -> int | None:
-        with contextlib.suppress(httpx.HTTPError):
-            return (await client.get(self.plan.health_url, timeout=2.0)).status_code
-        return None
-
-    @staticmethod
-    def _answered(status: int | None) -> bool:
-        return status == 200
-
-    def _check_waiting(self, deadline: float) -> None:
-        assert self.process is not None
-        if self.process.poll() is not None:
-            raise ModelServerError(f"the {self.plan.backend} server exited with code {self.process.returncode} "
+    def _check_waiting(self, process: subprocess.Popen[bytes] | None, deadline: float) -> None:
+        if process is None or self.process is not process:
+            raise ModelServerError(f"the {self.plan.backend} server was stopped before it was healthy")
+        if process.poll() is not None:
+            raise ModelServerError(f"the {self.plan.backend} server exited with code {process.returncode} "
                                    f"before it was healthy:\n{self.log_tail()}")
         if time.monotonic() > deadline:
             raise ModelServerError(f"the {self.plan.backend} server was not healthy at {self.plan.health_url} "
                                    f"within {self.startup_timeout_s:g} s:\n{self.log_tail()}")
 
-    def _timed(self, post: Callable[..., httpx.Response], body: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    def _timed(self, client: httpx.Client, body: dict[str, Any]) -> tuple[float, dict[str, Any]]:
         started = time.perf_counter()
         try:
-            response = post(f"{self.base_url}/completions", json=body, timeout=self.startup_timeout_s)
-        except httpx.HTTPError as exc:
-            raise ModelServerError(f"the {self.plan.backend} server's warm-up request failed: {exc}\n"
-                                   f"{self.log_tail()}") from None
-        return time.perf_counter() - started, _usage(response, self.plan.backend)
-
-    async def _atimed(self, post: Callable[..., Any], body: dict[str, Any]) -> tuple[float, dict[str, Any]]:
-        started = time.perf_counter()
-        try:
-            response = await post(f"{self.base_url}/completions", json=body, timeout=self.startup_timeout_s)
+            response = client.post(f"{self.base_url}/completions", json=body, timeout=self.startup_timeout_s)
         except httpx.HTTPError as exc:
             raise ModelServerError(f"the {self.plan.backend} server's warm-up request failed: {exc}\n"
                                    f"{self.log_tail()}") from None
@@ -287,23 +263,8 @@ class ModelServer:
         return code
 
     async def astop(self) -> int | None:
-        """``stop`` for a coroutine: the exit is awaited without blocking the loop."""
-        process, self.process = self.process, None
-        code = None
-        if process is not None:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.terminate()
-                deadline = time.monotonic() + self.stop_grace_s
-                while process.poll() is None and time.monotonic() < deadline:
-                    await asyncio.sleep(0.05)
-                if process.poll() is None:
-                    process.kill()
-                    while process.poll() is None:
-                        await asyncio.sleep(0.05)
-            code = process.returncode
-        self._close_log()
-        return code
+        """``stop`` for a coroutine: run in a worker thread, so waiting for the exit does not block the loop."""
+        return await asyncio.to_thread(self.stop)
 
     def _close_log(self) -> None:
         if self._log is not None:

@@ -126,7 +126,7 @@ class ModelSettings(BaseModel):
     writer: WriterProfile = Field(default_factory=WriterProfile, description="EDGE's query writer")
 
 
-# Variables of earlier releases -> the role that replaces them. KOPA_EDGE__<NAME> itself stays (Phase A's settings).
+# Variables of earlier releases -> the role that replaces them. KOPA_EDGE__<NAME> itself stays (KopaSettings.edge).
 _RETIRED = {"KOPA_AGENT_": "agent", "KOPA_JUDGE_": "judge", "KOPA_EDGE__LLM_": "proposer",
             "KOPA_EDGE__WRITER_": "writer", "KOPA_EDGE__JUDGE_": "judge"}
 _RENAMED_FIELDS = {"RETRIES": "MAX_RETRIES"}

@@ -4,6 +4,9 @@ The one fact sheet that every layer shares and that depends on nothing: the reco
 requests by platform and path below these base URLs, the gateway's clients send to them, and the
 sandbox emulates each platform under ``host_prefix`` + the real base URL's path. Nothing of ours
 is imported here, so ``recorder`` and ``sandbox`` stay independent of each other.
+
+One module beside it, for the same reason: ``public_apis.ports.free_port``, the loopback port every layer's
+servers are started on.
 """
 
 from __future__ import annotations

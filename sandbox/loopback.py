@@ -6,19 +6,15 @@ HTTP, and anything that wants the sandbox without a second process.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 
 import uvicorn
 from starlette.types import ASGIApp
 
+from public_apis.ports import free_port
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["LoopbackServer", "free_port"]  # free_port: the one helper (public_apis.ports), named here too
 
 
 class LoopbackServer:

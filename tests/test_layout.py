@@ -19,7 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "recorder": {"public_apis"},
     "mcp_gateway": {"recorder", "public_apis"},
     # talking to models: settings, the endpoint client, the model-server manager, the tool-call readers
-    "models": {"mcp_gateway"},
+    "models": {"mcp_gateway", "public_apis"},  # public_apis: its free_port (public_apis.ports)
     "bench": {"models", "mcp_gateway", "recorder", "public_apis", "sandbox"},
     "edge": {"bench", "models", "mcp_gateway", "recorder", "public_apis"},
     "train": {"bench", "edge", "models", "mcp_gateway", "recorder", "public_apis"},

@@ -9,10 +9,10 @@ follows; a default folder is never resumed by accident.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
-from bench.options import new_unique_dir
+from bench.options import new_unique_dir, stamped_name
 
 __all__ = ["new_run_dir", "run_dir_name", "runs_dir"]
 
@@ -24,7 +24,7 @@ def runs_dir(home: Path) -> Path:
 
 def run_dir_name(recipe: str, now: datetime | None = None) -> str:
     """``<recipe>-<UTC stamp to the second>``: the default name of a training run's folder."""
-    return f"{recipe}-{(now or datetime.now(UTC)):%Y%m%dT%H%M%SZ}"
+    return stamped_name(recipe, now)
 
 
 def new_run_dir(home: Path, recipe: str, now: datetime | None = None) -> Path:

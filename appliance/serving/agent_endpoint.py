@@ -143,7 +143,7 @@ def _request_config(base: OpenAIAgentConfig, body: Mapping[str, Any], kopa: Mapp
         return OpenAIAgentConfig.model_validate(base.model_dump() | update)
     except ValidationError as exc:  # the field and the reason, without pydantic's dump and URL
         first = exc.errors(include_url=False)[0]
-        field = ".".join(str(part) for part in first["loc"] if part != "limits") or None
+        field = ".".join(str(part) for part in first["loc"] if part not in ("limits", "endpoint")) or None
         raise RequestError(f"bad request setting {field}: {first['msg']}", param=field, code="invalid_value") from None
 
 
@@ -262,7 +262,7 @@ def create_agent_app(model: OpenAIAgentConfig, executor: ToolExecutor, *, tokens
             from models.client import ChatClient
 
             # one client to the model server for the app's life: its connections are reused across requests
-            app.state.model_client = await stack.enter_async_context(ChatClient(model.endpoint(), role="agent"))
+            app.state.model_client = await stack.enter_async_context(ChatClient(model.client_profile(), role="agent"))
             yield
 
     def guarded(handler: Any) -> Any:

@@ -1,24 +1,32 @@
-"""Settings of a model-backed agent: where the endpoint is and the limits of one episode.
+"""Settings of a model-backed agent: its model endpoint (the agent's model profile) and the limits of one episode.
 
     from bench.agents.llm_config import OpenAIAgentConfig
     config = OpenAIAgentConfig(base_url="http://127.0.0.1:8000/v1", model="qwen3.5-4b")
     config = OpenAIAgentConfig.from_profile(KopaSettings().models.agent, max_turns=4)   # [models.agent]
+    config.endpoint.temperature, config.limits.max_turns, config.tool_choice
 
-The episode's limits are ``bench.limits.EpisodeLimits`` (``limits``; kopa.toml ``[episode]``), the ones the agent
-endpoint and training read too. Its fields may also be given flat (``max_turns=4``, ``max_tool_tokens=1500``): they
-go into ``limits`` over the ones given there, and read back as attributes (``config.max_turns``).
+Where the requests go, how they are sampled and re-sent is ``endpoint``, a ``models.settings.AgentProfile``: the
+one profile type kopa.toml ``[models.agent]`` and ``KOPA_MODELS__AGENT__*`` fill, so a field is defined (and
+defaulted) once. The episode's limits are ``bench.limits.EpisodeLimits`` (``limits``; kopa.toml ``[episode]``), the
+ones the agent endpoint and training read too. The fields of both may also be given flat (``base_url=...``,
+``temperature=0``, ``max_turns=4``): they go into ``endpoint`` and ``limits`` over the ones given there.
+``request_timeout_s`` is the profile's ``timeout_s`` (one chat request); when neither is given, a request may take
+what the episode has left.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bench.limits import EpisodeLimits
-from models.settings import EndpointProfile
+from models.settings import AgentProfile, EndpointProfile
 
 __all__ = ["OpenAIAgentConfig"]
+
+# the flat name of the profile's request timeout, as model servers' agent settings give it (ModelServer.agent_settings)
+_TIMEOUT_ALIAS = "request_timeout_s"
 
 
 class OpenAIAgentConfig(BaseModel):
@@ -26,15 +34,10 @@ class OpenAIAgentConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    base_url: str = Field(description="OpenAI-style base URL ending in /v1, e.g. http://127.0.0.1:8000/v1")
-    model: str = Field(min_length=1, description="model name the endpoint serves")
-    api_key: SecretStr = Field(SecretStr(""), description="bearer token; empty: no Authorization header")
+    endpoint: AgentProfile = Field(description="where the requests go, the sampling and the retries: the agent's model "
+                                               "profile; base_url and model are required")
     limits: EpisodeLimits = Field(default_factory=EpisodeLimits, description="turns, calls, tool-output cap, prompt "
                                                                            "budget and timeouts of one episode")
-    request_timeout_s: float | None = Field(None, gt=0, description="one chat request; None: what the episode "
-                                                                    "has left")
-    temperature: float | None = Field(0.7, ge=0, le=2, description="sampling temperature; None: the endpoint's")
-    max_tokens: int | None = Field(None, ge=1, description="per reply; None: the endpoint's default")
     tool_choice: Any = Field("auto", description='"auto", "required", "none" or {"type": "function", ...}')
     tool_result_role: Literal["tool", "user"] = Field(
         "tool", description="role of the message carrying a tool result; 'user' for chat templates that drop "
@@ -50,21 +53,29 @@ class OpenAIAgentConfig(BaseModel):
         True, description="send the tools' parameter descriptions, titles, examples and defaults; False for small "
                           "local models whose chat format renders each Hangul syllable of them as a \\uXXXX escape "
                           "(llama-cpp-python's chatml-function-calling): the prompt shrinks to a fraction")
-    extra_body: dict[str, Any] = Field(default_factory=dict, description="merged into every request body")
-    max_retries: int = Field(2, ge=0, description="re-sends after a timeout, a connection error, HTTP 408/409/429 or "
-                                                  "5xx (the openai SDK's policy); never after another 4xx")
 
     @model_validator(mode="before")
     @classmethod
-    def _flat_limits(cls, data: Any) -> Any:
-        """``max_turns=4`` and the other ``EpisodeLimits`` fields given flat go into ``limits``."""
-        if not isinstance(data, dict) or not set(data) & set(EpisodeLimits.model_fields):
+    def _flat_fields(cls, data: Any) -> Any:
+        """Fields of ``EpisodeLimits`` and of the profile given flat go into ``limits`` and ``endpoint``."""
+        if not isinstance(data, dict):
             return data
         data = dict(data)
-        base = data.get("limits") or {}
-        base = base.model_dump() if isinstance(base, EpisodeLimits) else dict(base)
-        data["limits"] = base | {k: data.pop(k) for k in list(data) if k in EpisodeLimits.model_fields}
+        limits = _as_dict(data.get("limits")) | _take(data, EpisodeLimits.model_fields)
+        # only the profile's own fields: a judge's or proposer's profile carries more (response_format, cache)
+        endpoint = {k: v for k, v in _as_dict(data.get("endpoint")).items() if k in AgentProfile.model_fields}
+        if _TIMEOUT_ALIAS in data:
+            endpoint["timeout_s"] = data.pop(_TIMEOUT_ALIAS)
+        endpoint |= _take(data, AgentProfile.model_fields)
+        if endpoint.get("timeout_s") is None:  # no request limit of its own: what the episode has left
+            endpoint["timeout_s"] = EpisodeLimits.model_validate(limits).episode_timeout_s
+        data["limits"], data["endpoint"] = limits, endpoint
         return data
+
+    @model_validator(mode="after")
+    def _complete_endpoint(self) -> OpenAIAgentConfig:
+        self.endpoint.required("agent")  # the message names the setting to add
+        return self
 
     @property
     def max_turns(self) -> int:
@@ -83,14 +94,20 @@ class OpenAIAgentConfig(BaseModel):
         return self.limits.tool_timeout_s
 
     @property
+    def base_url(self) -> str:
+        return str(self.endpoint.base_url)
+
+    @property
+    def model(self) -> str:
+        return str(self.endpoint.model)
+
+    @property
     def url(self) -> str:
         return f"{self.base_url.rstrip('/')}/chat/completions"
 
-    def endpoint(self) -> EndpointProfile:
-        """Where the requests go and how they are re-sent, for ``models.ChatClient`` (sampling is per request)."""
-        return EndpointProfile(base_url=self.base_url, model=self.model, api_key=self.api_key,
-                               timeout_s=self.request_timeout_s or self.episode_timeout_s,
-                               max_retries=self.max_retries, seed=None)
+    def client_profile(self) -> EndpointProfile:
+        """The profile for ``models.ChatClient``: no profile seed, since every request of an episode sends its own."""
+        return self.endpoint.model_copy(update={"seed": None})
 
     @classmethod
     def from_profile(cls, profile: EndpointProfile, **overrides: Any) -> OpenAIAgentConfig:
@@ -102,10 +119,16 @@ class OpenAIAgentConfig(BaseModel):
             pydantic.ValidationError: a value is malformed.
         """
         given = {k: v for k, v in overrides.items() if v is not None}
-        endpoint = profile.model_copy(update={k: given[k] for k in ("base_url", "model") if k in given})
-        endpoint.required("agent")
-        values: dict[str, Any] = {"base_url": endpoint.base_url, "model": endpoint.model, "api_key": endpoint.api_key,
-                                  "temperature": endpoint.temperature, "max_tokens": endpoint.max_tokens,
-                                  "request_timeout_s": endpoint.timeout_s, "max_retries": endpoint.max_retries,
-                                  "extra_body": dict(endpoint.extra_body)}
-        return cls.model_validate({**values, **given})
+        return cls.model_validate({"endpoint": profile, **given})
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    """A section given as a model or a mapping (None: empty), as a dict to merge flat fields into."""
+    if value is None:
+        return {}
+    return value.model_dump() if isinstance(value, BaseModel) else dict(value)
+
+
+def _take(data: dict[str, Any], fields: Any) -> dict[str, Any]:
+    """Remove the keys of ``fields`` from ``data``, and return them."""
+    return {name: data.pop(name) for name in list(data) if name in fields}

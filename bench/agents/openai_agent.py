@@ -115,7 +115,7 @@ class OpenAIAgent:
         """The tool loop over ``messages`` (extended in place with every assistant turn and tool result).
 
         ``call(tool, args)`` runs one tool call; the episode harness and the agent endpoint each pass their own.
-        ``client``: a long-lived client for the endpoint (``self.config.endpoint()``); by default one is made for
+        ``client``: a long-lived client for the endpoint (``self.config.client_profile()``); by default one is made for
         this loop (making one costs milliseconds and a new connection: a server reuses its own). ``step``: the
         agent step to play with (default ``self.step(call)``).
 
@@ -132,7 +132,7 @@ class OpenAIAgent:
             if client is None:
                 from models.client import ChatClient  # the openai SDK, imported when a model is first asked
 
-                client = await stack.enter_async_context(ChatClient(cfg.endpoint(), role="agent"))
+                client = await stack.enter_async_context(ChatClient(cfg.client_profile(), role="agent"))
 
             async def generate(conversation: list[dict[str, Any]], offered: list[dict[str, Any]]) -> dict[str, Any]:
                 return await self._complete(client, conversation, offered, seed, deadline, note_turn, step.turn_no)
@@ -160,12 +160,13 @@ class OpenAIAgent:
         if left <= 0:
             raise EndpointError(f"the episode's {cfg.episode_timeout_s:g} s ran out before the next request",
                                 kind=ErrorKind.EPISODE_TIMEOUT)
-        timeout = min(left, cfg.request_timeout_s) if cfg.request_timeout_s else left
+        endpoint = cfg.endpoint
         try:
-            reply = await client.complete(messages, tools=tools, timeout_s=timeout, model=cfg.model, seed=seed,
-                                          temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+            reply = await client.complete(messages, tools=tools, timeout_s=min(left, endpoint.timeout_s),
+                                          model=endpoint.model, seed=seed, temperature=endpoint.temperature,
+                                          max_tokens=endpoint.max_tokens,
                                           tool_choice=self.tool_choice(turn) if tools else None,
-                                          extra_body=cfg.extra_body or None)
+                                          extra_body=endpoint.extra_body or None)
         except ModelEndpointError as exc:
             raise EndpointError.wrap(exc) from None
         usage = reply.usage

@@ -18,7 +18,7 @@ from .llm_proposer import LLMProposer
 from .pool import InProcessPaths, ProcessPaths, RayPaths
 from .posterior import EdgePosterior
 from .proposer import BindingProposal, RuleProposer
-from .settings import PhaseASettings
+from edge.settings import PhaseASettings
 from .skeleton import CandidateEdge, build_skeleton
 from .store import GraphStore, GraphStoreError
 

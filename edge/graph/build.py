@@ -23,7 +23,7 @@ from .executor import PathRunner
 from .pool import InProcessPaths, PathExecutor, PathJob
 from .posterior import EdgePosterior
 from .sampler import EdgeKey, ThompsonSampler, trial_rng
-from .settings import PhaseASettings
+from edge.settings import PhaseASettings
 from .store import GraphStore
 
 

@@ -352,7 +352,7 @@ def test_config_defaults_follow_appendix_i_and_read_the_agent_profile(monkeypatc
     assert (config.max_turns, config.max_tool_tokens, config.episode_timeout_s, config.tool_timeout_s) == \
         (7, 16_000, 600.0, 60.0)
     assert config.url == "http://h:1/v1/chat/completions" and "secret" not in repr(config)
-    assert config.api_key.get_secret_value() == "secret" and config.model == "m"
+    assert config.endpoint.api_key.get_secret_value() == "secret" and config.model == "m"
     assert OpenAIAgentConfig(base_url="u", model="m").max_turns == 15
     with pytest.raises(ValueError, match="model"):
         OpenAIAgentConfig.from_profile(ModelSettings(agent={"base_url": "http://h:1/v1"}).agent)

@@ -78,6 +78,16 @@ def test_a_run_directory_is_named_to_the_microsecond():
     assert run_dir_name().startswith("bench-") and run_dir_name().endswith("Z")
 
 
+def test_every_run_name_is_one_stamp_rule():
+    from bench.options import stamped_name
+
+    at = datetime(2025, 6, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    # EDGE graph runs, demos, replay stats and training runs: to the second; bench runs: to the microsecond
+    assert [stamped_name(prefix, at) for prefix in ("graph", "demo", "replay-kopa-default-1")] == [
+        "graph-20250601T120000Z", "demo-20250601T120000Z", "replay-kopa-default-1-20250601T120000Z"]
+    assert stamped_name("bench", at, microseconds=True) == run_dir_name(at)
+
+
 def test_two_runs_started_at_the_same_moment_get_two_new_directories(tmp_path):
     at = datetime(2025, 6, 1, 12, 0, 0, 5, tzinfo=UTC)
     first, second = new_run_dir(tmp_path / "runs", at), new_run_dir(tmp_path / "runs", at)

@@ -98,3 +98,21 @@ def test_worker_processes_build_the_same_run_as_one_process(tmp_path):
     both = CliRunner().invoke(app, ["edge", "graph", "build", "--workers", "2", "--ray", "local",
                                     "--run", str(tmp_path / "z.duckdb")], env=ENV)
     assert both.exit_code != 0 and "--workers or --ray" in both.output
+
+
+def test_edge_settings_of_kopa_toml_reach_phase_a_and_the_environment_wins(tmp_path):
+    config = tmp_path / "kopa.toml"
+    config.write_text("[edge]\nrounds = 1\ntrials = 4\nk_intra = 3\nk_cross = 0\nseed = 5\n", encoding="utf-8")
+    path = tmp_path / "graph.duckdb"
+    tools = ["--tool", "find_dart_corp_code", "--tool", "get_dart_company_overview"]
+    done = CliRunner().invoke(app, ["edge", "graph", "build", "--run", str(path), *tools],
+                              env=ENV | {"KOPA_CONFIG": str(config), "KOPA_EDGE__TRIALS": "6"})
+    assert done.exit_code == 0, done.output
+    store = GraphStore.open(path)
+    try:
+        meta = store.meta()
+        assert meta["seed"] == 5 and store.next_round() == 1  # [edge] seed and rounds
+        assert (meta["settings"]["k_intra"], meta["settings"]["k_cross"]) == (3, 0)
+        assert meta["settings"]["trials"] == 6  # KOPA_EDGE__TRIALS over the file's 4
+    finally:
+        store.close()

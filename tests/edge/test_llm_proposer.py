@@ -29,7 +29,7 @@ from edge.graph.llm_proposer import (
     parse_reply,
 )
 from edge.graph.proposer import ParamSource, RuleProposer, SourceKind
-from edge.graph.settings import PhaseASettings
+from edge.settings import PhaseASettings
 from models.settings import ProposerProfile
 from edge.graph.skeleton import CandidateEdge
 from edge.graph.store import GraphStore
@@ -356,7 +356,7 @@ def test_settings_come_from_the_environment(monkeypatch):
     assert settings.base_url == "http://127.0.0.1:9/v1" and settings.concurrency == 32
     assert settings.api_key.get_secret_value() == SECRET and SECRET not in repr(settings)
     assert settings.temperature == 0
-    assert PhaseASettings.from_env() == PhaseASettings()  # the model variables are not Phase A settings
+    assert KopaSettings().edge == PhaseASettings()  # the model variables are not Phase A settings
 
 
 # ----------------------------------------------------------------------------------- the CLI

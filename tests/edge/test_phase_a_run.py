@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from edge.graph.build import build_graph
-from edge.graph.settings import PhaseASettings
+from edge.settings import PhaseASettings
 from edge.graph.store import GraphStore
 from mcp_gateway.gateway import open_gateway
 from tests.conftest import TEST_DATA_DIR, sandbox_upstream

@@ -6,7 +6,8 @@ from scipy.special import betainc
 
 from edge.graph.outcomes import TABLE_7, is_environmental, is_structural, update_for
 from edge.graph.posterior import EdgePosterior
-from edge.graph.settings import PhaseASettings
+from appliance.config import KopaSettings
+from edge.settings import PhaseASettings
 from mcp_gateway.runtime.result import Outcome
 
 
@@ -79,8 +80,12 @@ def test_settings_default_to_table_9_and_refuse_bad_values(monkeypatch):
         PhaseASettings(tau_prune=1.5)
     with pytest.raises(ValidationError, match="both 0"):
         PhaseASettings(k_intra=0, k_cross=0)
+    # the edge section of the one settings root (kopa.toml [edge], KOPA_EDGE__<NAME>), then the options
     monkeypatch.setenv("KOPA_EDGE__ROUNDS", "7")
-    assert PhaseASettings.from_env(trials=20).rounds == 7 and PhaseASettings.from_env(trials=20).trials == 20
+    from_env = KopaSettings().edge.with_options(trials=20, seed=None)
+    assert (from_env.rounds, from_env.trials, from_env.seed) == (7, 20, 0)
+    with pytest.raises(ValidationError, match="trials"):
+        from_env.with_options(trials=0)
     monkeypatch.setenv("KOPA_EDGE__N_MIN", "zero")
     with pytest.raises(ValidationError, match="n_min"):
-        PhaseASettings.from_env()
+        KopaSettings()

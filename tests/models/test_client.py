@@ -3,6 +3,7 @@ that the key goes nowhere but the Authorization header."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Iterator
@@ -179,6 +180,20 @@ def test_the_sync_path_reads_the_same_reply_and_scrubs_lone_surrogates(endpoint,
         reply = client.complete_sync(MESSAGES)
     assert reply.content == "a\ufffdb"
     assert reply.usage is None
+
+
+def test_a_client_used_from_a_second_event_loop_closes_the_first_loops_sdk_client(endpoint, script):
+    client = ChatClient(profile(endpoint))
+
+    async def ask() -> object:
+        assert (await client.complete(MESSAGES)).content == "답"
+        return client._async  # the SDK client of this loop (with its connection pool): what must not leak
+
+    first = asyncio.run(ask())
+    second = asyncio.run(ask())  # a new loop: an SDK client belongs to one, so a new one is made
+    assert second is not first and first.is_closed() and not second.is_closed()
+    asyncio.run(client.aclose())
+    assert second.is_closed() and len(script.requests) == 2
 
 
 def test_a_profile_without_model_names_the_setting_to_add():

@@ -194,6 +194,32 @@ def test_a_missing_program_or_module_is_an_error_that_says_what_to_install(unuse
         ModelServer(plan).start()
 
 
+# A server answering 200 at /healthz with its working directory, on the port given last (``--port N``).
+_HEALTHZ_SERVER = textwrap.dedent("""
+    import http.server, os, sys
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200 if self.path == "/healthz" else 404)
+            self.end_headers()
+            self.wfile.write(os.getcwd().encode())
+        def log_message(self, *args):
+            pass
+    http.server.HTTPServer(("127.0.0.1", int(sys.argv[-1])), Health).serve_forever()
+""")
+
+
+def test_the_benchmarks_server_process_is_run_by_the_model_server_manager():
+    from benchmarks.server_process import REPO, server_popen
+
+    with server_popen([sys.executable, "-c", _HEALTHZ_SERVER], dict(os.environ), start_timeout=30) as (origin, proc):
+        answer = httpx.get(f"{origin}/healthz", timeout=5)
+        assert answer.status_code == 200 and answer.text == str(REPO) and proc.poll() is None
+    assert proc.returncode == -15  # SIGTERM, waited for
+    with pytest.raises(ModelServerError, match=r"exited with code 4 before it was healthy:\nno config"):
+        with server_popen([sys.executable, "-c", "import sys; print('no config'); sys.exit(4)"], dict(os.environ)):
+            pass
+
+
 # ----------------------------------------------------------------------------------- the real llama.cpp server
 
 THREADS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
