@@ -9,8 +9,8 @@ The steps (paper §2.4, Appendix B):
 1. **Fresh session.** The episode's session is reset, so no workspace or key token survives from an
    earlier episode (B.3: "a freshly launched MCP server instance"). Key tokens are derived from the task,
    seed and rollout rather than drawn at random, so the prompt, the calls and the transcript of a replayed
-   episode are the same every time (DESIGN.md, "Determinism"); a token still only opens its own platform
-   in its own session.
+   episode are the same every time (the design document's "Determinism" principle); a token still only opens its
+   own platform in its own session.
 2. **System state.** Predefined values are bound as they are; each system-state action is run by the
    harness through the runtime (``get_dart_api_key`` hands out the episode's token) and the chosen output
    field of its first record is bound to the action's name. These calls are in the transcript

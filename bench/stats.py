@@ -4,7 +4,7 @@
     summary = summarize(results, ks=(1, 4))
     summary.pass_at[1], summary.action, summary.by_domain["finance"].pass_at[4], summary.seed_ci
 
-Definitions (paper line numbers refer to ../shared/seeds/kopa-edge-paper.txt):
+Definitions (line numbers refer to the text of the paper "KOPA-Bench and EDGE"):
 
 * pass@k (Table 1 caption, l. 219): per task, the unbiased estimator of Chen et al. (2021),
   1 − C(n−c, k)/C(n, k) with n episodes and c passes, in its stable product form

@@ -1,6 +1,6 @@
 """The layout's promises: dependencies point one way between the top-level packages, no module
 imports itself back through others, and packages talk through each other's public names, not their
-internals (DESIGN.md, "Layout"). Read from the source with ``ast``, so a cycle, a wrong-way import or
+internals (the design document's "Layout"). Read from the source with ``ast``, so a cycle, a wrong-way import or
 a reach into another package's ``_private`` name fails here before it bites at import time."""
 
 from __future__ import annotations
