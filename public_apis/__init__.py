@@ -5,8 +5,9 @@ requests by platform and path below these base URLs, the gateway's clients send 
 sandbox emulates each platform under ``host_prefix`` + the real base URL's path. Nothing of ours
 is imported here, so ``recorder`` and ``sandbox`` stay independent of each other.
 
-One module beside it, for the same reason: ``public_apis.ports.free_port``, the loopback port every layer's
-servers are started on.
+Two modules beside it, for the same reason: ``public_apis.ports.free_port``, the loopback port every layer's
+servers are started on, and ``public_apis.ngrams``, the one character n-gram analyser and index that the gateway's
+tool search and EDGE's skeleton, proposer and filters share.
 """
 
 from __future__ import annotations

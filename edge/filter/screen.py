@@ -21,7 +21,7 @@ from edge.synth.item import Rejection, SynthItem
 
 from .answerability import check_answerability
 from .contamination import ContaminationAudit
-from .ngrams import NgramIndex, char_ngrams
+from .ngrams import TRIGRAMS, NgramIndex, char_ngrams
 from .quality import DUPLICATE_JACCARD, rule_problem
 
 __all__ = ["Screen"]
@@ -34,7 +34,7 @@ class Screen:
                  threshold: float = DUPLICATE_JACCARD):
         self.catalog, self.audit, self.threshold = catalog, audit, threshold
         self.identifiers = frozenset(catalog_identifiers(catalog)) if catalog is not None else frozenset()
-        self.index = NgramIndex(threshold)
+        self.index = NgramIndex(analyzer=TRIGRAMS, threshold=threshold)
 
     def __call__(self, item: SynthItem) -> Rejection | None:
         if (rejection := check_answerability(item, self.catalog)) is not None:

@@ -30,9 +30,10 @@ from typing import Literal
 from bench.splits import Split
 from bench.task import Task
 from edge.dataset.items_io import read_items
+from edge.embedding import Embedder
 from edge.synth.item import SynthItem
 
-from .contamination import EMBED_DROP, NGRAM_DROP, NGRAM_WITH_EMBED, MiniLMEmbedder
+from .contamination import EMBED_DROP, NGRAM_DROP, NGRAM_WITH_EMBED
 from .ngrams import char_ngrams, jaccard, normalize
 
 __all__ = ["SplitAuditResult", "SplitHit", "TaskAudit", "audit_split"]
@@ -127,7 +128,7 @@ def _items(items: Sequence[SynthItem] | Path | str) -> list[SynthItem]:
 
 
 def audit_split(split: Split, items: Sequence[SynthItem] | Path | str, *,
-                embedder: MiniLMEmbedder | None = None) -> SplitAuditResult:
+                embedder: Embedder | None = None) -> SplitAuditResult:
     """Audit training ``items`` (SynthItems, an exported dataset folder or its items.jsonl) against ``split``.
 
     ``embedder``: also run the embedding check (module doc); without it the audit needs no model and is quick.
@@ -141,7 +142,7 @@ def audit_split(split: Split, items: Sequence[SynthItem] | Path | str, *,
     trajectories = [_trajectory(i.task) for i in train]
     cosines = None
     if embedder is not None and train and split.tasks:
-        cosines = embedder.encode([t.query for t in split.tasks]) @ embedder.encode([i.task.query for i in train]).T
+        cosines = embedder.embed([t.query for t in split.tasks]) @ embedder.embed([i.task.query for i in train]).T
     audits = []
     for row, task in enumerate(split.tasks):
         task_grams, query, trajectory = char_ngrams(task.query), normalize(task.query), _trajectory(task)

@@ -17,7 +17,8 @@ Pair score of an output field f of u and a non-generic parameter p of v (generic
     name = 1 for equal names (case-insensitive), 0.9 for equal name tokens after splitting snake/camel/UPPER
            case with cd=code, nm=name, dt/de/ymd=date, yy/yr=year (``sigunCd`` ~ ``SIGUN_CD``),
            else 0.8 × Jaccard of the name tokens;
-    desc = Dice overlap of the Hangul character 2/3-grams of the two descriptions (examples stripped);
+    desc = Dice overlap of the Hangul character 2/3-grams of the two descriptions (examples stripped;
+           the shared ``public_apis.ngrams`` analyser and measure);
     hint = 1 when both carry the same hint.
   Hints, first match wins. In the whole description: date_iso (YYYY-MM-DD), date8 (YYYYMMDD, 8자리 날짜),
   date (연월일), yearmonth (YYYYMM, 연월), year (YYYY, 연도/년도), corp8 (고유번호), stock6 (종목코드, 단축코드);
@@ -45,6 +46,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from mcp_gateway.catalog.spec import FieldSpec, ParamSpec, ToolSpec
+from public_apis.ngrams import Analyzer, dice
 
 __all__ = ["BindingProposal", "ParamSource", "RuleProposer", "SourceKind", "candidates", "pair_score", "value_hint"]
 
@@ -145,19 +147,12 @@ def _name_score(a: str, b: str) -> float:
     return 0.9 if ta == tb else 0.8 * len(ta & tb) / len(ta | tb)
 
 
+_DESCRIPTION = Analyzer(sizes=(2, 3), word=_HANGUL_WORD, keep_short=True)  # Hangul words' 2/3-grams; '역' itself
+
+
 @lru_cache(maxsize=65536)
 def _ngrams(description: str) -> frozenset[str]:
-    grams: set[str] = set()
-    for word in _HANGUL_WORD.findall(_EXAMPLE.sub("", description)):
-        for n in (2, 3):
-            grams.update(word[i:i + n] for i in range(len(word) - n + 1))
-        if len(word) == 1:
-            grams.add(word)
-    return frozenset(grams)
-
-
-def _dice(a: frozenset[str], b: frozenset[str]) -> float:
-    return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
+    return _DESCRIPTION.gram_set(_EXAMPLE.sub("", description))
 
 
 def _carries(field: FieldSpec, param: ParamSpec, field_hint: str | None, param_hint: str | None) -> bool:
@@ -184,7 +179,7 @@ def pair_score(field: FieldSpec, param: ParamSpec) -> float:
         return 0.0  # the examples show different values: '제22대' does not fill a parameter that wants '22'
     same_hint = bool(field_hint and param_hint)
     score = (0.55 * _name_score(field.name, param.name)
-             + 0.35 * _dice(_ngrams(field.description_ko), _ngrams(param.description_ko)) + 0.10 * same_hint)
+             + 0.35 * dice(_ngrams(field.description_ko), _ngrams(param.description_ko)) + 0.10 * same_hint)
     return round(min(score, 1.0), 4)
 
 

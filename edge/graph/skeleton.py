@@ -10,7 +10,8 @@ output, so they never create an edge. Sources are tools with an endpoint that ar
 state-writing and that have output fields; targets are tools with an endpoint and a non-generic parameter.
 
 The default embedder needs no model: character 2- and 3-grams plus whole ASCII identifiers (``corp_code``),
-hashed, TF-IDF weighted and L2-normalised. Tools that share a schema share its text, and each distinct text
+hashed, TF-IDF weighted and L2-normalised (the shared ``public_apis.ngrams`` index); any ``edge.embedding``
+embedder can stand in. Tools that share a schema share its text, and each distinct text
 is embedded once (so IDF counts a schema once, not once per copy: 1,700 Seoul LOCALDATA tools take the same
 parameter). Same-platform neighbours are scored exactly against every distinct schema of the platform;
 cross-platform neighbours come from one seeded hnswlib index per platform, built single-threaded so the
@@ -23,16 +24,16 @@ from __future__ import annotations
 import itertools
 import re
 import zlib
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import hnswlib
 import numpy as np
 
+from edge.embedding import Embedder, SentenceTransformerEmbedder
 from mcp_gateway.catalog import Catalog
 from mcp_gateway.catalog.spec import ToolSpec
+from public_apis.ngrams import Analyzer, NgramIndex
 
 __all__ = ["CandidateEdge", "CharNgramEmbedder", "Embedder", "SentenceTransformerEmbedder", "build_skeleton",
            "is_source", "is_target", "source_text", "target_text"]
@@ -50,73 +51,21 @@ class CandidateEdge:
     cross_platform: bool
 
 
-class Embedder(Protocol):
-    """Texts → one L2-normalised row each. Rows are comparable only within one call (TF-IDF is fitted per call)."""
-
-    def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
 class CharNgramEmbedder:
-    """Hashed character n-gram TF-IDF vectors: no model, deterministic, good on short Korean schema text."""
+    """Hashed character n-gram TF-IDF vectors: no model, deterministic, good on short Korean schema text.
+
+    The shared n-gram index (``public_apis.ngrams``) with raw tf, smoothed idf and ``crc32 % dim`` buckets."""
 
     def __init__(self, *, ngrams: tuple[int, ...] = (2, 3), dim: int = 2**15):
         self.ngrams, self.dim = ngrams, dim
+        self.analyzer = Analyzer(sizes=ngrams, word=_CHUNK, lower=True, keep_short=True, identifiers=_IDENT)
 
     def features(self, text: str) -> list[str]:
         """Whole ASCII identifiers (``w:corp_code``) and the character n-grams of each word."""
-        feats = [f"w:{m.group().lower()}" for m in _IDENT.finditer(text)]
-        for m in _CHUNK.finditer(text.lower()):
-            word = m.group()
-            if len(word) < min(self.ngrams):
-                feats.append(word)  # a one-syllable word ('역') would otherwise vanish
-            for n in self.ngrams:
-                feats.extend(word[i:i + n] for i in range(len(word) - n + 1))
-        return feats
+        return self.analyzer.grams(text)
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        buckets: dict[str, int] = {}  # crc32, not hash(): Python's str hash changes per process
-        docs = []
-        for text in texts:
-            counts: Counter[int] = Counter()
-            for feat in self.features(text):
-                bucket = buckets.get(feat)
-                if bucket is None:
-                    bucket = buckets[feat] = zlib.crc32(feat.encode()) % self.dim
-                counts[bucket] += 1
-            docs.append(counts)
-        # Only the buckets in use become columns: the same dot products as the full 2**15-dim vectors.
-        used = np.array(sorted({b for counts in docs for b in counts}), dtype=np.int64)
-        column = {int(b): i for i, b in enumerate(used)}
-        matrix = np.zeros((len(texts), max(len(used), 1)), dtype=np.float32)
-        for row, counts in enumerate(docs):
-            for bucket, count in counts.items():
-                matrix[row, column[bucket]] = count
-        df = (matrix > 0).sum(axis=0)
-        idf = np.log((1 + len(texts)) / (1 + df)) + 1  # smoothed: a feature in every text still counts a little
-        matrix *= idf.astype(np.float32)
-        return _normalise(matrix)
-
-
-class SentenceTransformerEmbedder:
-    """A dense embedder from a local sentence-transformers model directory (optional dependency)."""
-
-    def __init__(self, model_path: str, *, batch_size: int = 64, device: str | None = None):
-        self.model_path, self.batch_size, self.device = model_path, batch_size, device
-        self._model = None
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if self._model is None:
-            from sentence_transformers import SentenceTransformer  # heavy and optional: only when used
-
-            self._model = SentenceTransformer(self.model_path, device=self.device)
-        vectors = self._model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                     normalize_embeddings=True, show_progress_bar=False)
-        return _normalise(np.asarray(vectors, dtype=np.float32))
-
-
-def _normalise(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.where(norms > 0, norms, 1)
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return NgramIndex(texts, analyzer=self.analyzer).vectors(hash_dim=self.dim)
 
 
 def is_source(spec: ToolSpec) -> bool:

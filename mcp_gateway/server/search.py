@@ -1,9 +1,12 @@
-"""Ranked tool retrieval over Korean descriptions: character 2-3-gram TF-IDF, cosine, pure numpy.
+"""Ranked tool retrieval over Korean descriptions: character 2-3-gram TF-IDF, cosine, on the shared index.
 
 Word-level retrieval (FastMCP's BM25, English tokenizers) drops Hangul or treats every
 inflected form as a new word; character n-grams match "전환사채 발행 결정" against
 "전환사채발행결정" and against particles glued to nouns. The corpus is at most a few thousand
-short documents, so an inverted index with exact scoring beats any approximate structure.
+short documents, so an inverted index with exact scoring beats any approximate structure. The n-grams
+and the TF-IDF postings are ``public_apis.ngrams`` (the one analyser and index EDGE uses too); this module
+configures them (NFKC, lower case, words of letters and digits, padded 2- and 3-grams, sublinear tf) and adds
+the word gate below.
 
 N-grams alone always find something (``xyzzy_nonexistent_tool`` shares ``" to"`` with half the catalog)
 and favour substrings (``bus`` in ``business``). So a tool is a hit only when some query word matches one of
@@ -18,17 +21,19 @@ its words, and the score is half the n-gram cosine, half how well the query's wo
 
 from __future__ import annotations
 
-import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
+from public_apis.ngrams import Analyzer, ranked
+from public_apis.ngrams import NgramIndex as _SharedIndex
+
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script; '_' splits snake_case names
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 NGRAM_SIZES = (2, 3)
+ANALYZER = Analyzer(sizes=NGRAM_SIZES, word=_WORD, pad=True, nfkc=True, lower=True)
 WHOLE, KOREAN, STEM, SUBSTRING = 1.0, 0.8, 0.8, 0.4  # how well one query word matches one document word
 MIN_STEM = 4  # a document word a query word extends must be this long (bus is no stem of business)
 MAX_ENDING = 2  # a document word may extend a query word (of 3+ letters) by this many: law -> laws, bus -> buses
@@ -36,7 +41,7 @@ MAX_ENDING = 2  # a document word may extend a query word (of 3+ letters) by thi
 
 def words(text: str) -> list[str]:
     """Normalised words: NFKC, lower case, split at anything but letters and digits (and at '_')."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+    return ANALYZER.words(text)
 
 
 def word_match(query_word: str, doc_word: str) -> float:
@@ -57,47 +62,26 @@ def word_match(query_word: str, doc_word: str) -> float:
 
 def ngrams(text: str) -> Counter[str]:
     """Character n-grams of each word, padded so word starts and ends count as features."""
-    grams: Counter[str] = Counter()
-    for word in words(text):
-        padded = f" {word} "
-        for n in NGRAM_SIZES:
-            grams.update(padded[i:i + n] for i in range(len(padded) - n + 1))
-    return grams
+    return ANALYZER.counts(text)
 
 
-class NgramIndex:
-    """TF-IDF (sublinear tf, smoothed idf, L2-normalised) over documents, gated and blended by word matches."""
+class NgramIndex(_SharedIndex):
+    """The shared n-gram index (``public_apis.ngrams``) over tool documents, with TF-IDF (sublinear tf, smoothed
+    idf, L2-normalised) cosine gated and blended by word matches."""
 
     def __init__(self, documents: Sequence[str]) -> None:
+        super().__init__(documents, analyzer=ANALYZER, sublinear_tf=True)
         self._docs_of_word: dict[str, list[int]] = {}
         for doc_id, doc in enumerate(documents):
             for word in set(words(doc)):
                 self._docs_of_word.setdefault(word, []).append(doc_id)
-        counts = [ngrams(doc) for doc in documents]
-        df: Counter[str] = Counter(g for c in counts for g in c)
-        n_docs = len(documents)
-        self._idf = {g: math.log((1 + n_docs) / (1 + d)) + 1.0 for g, d in df.items()}
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        for doc_id, c in enumerate(counts):
-            weights = self._weights(c)
-            for gram, w in weights.items():
-                ids, ws = postings.setdefault(gram, ([], []))
-                ids.append(doc_id)
-                ws.append(w)
-        self._postings = {g: (np.asarray(ids, dtype=np.int32), np.asarray(ws, dtype=np.float32))
-                          for g, (ids, ws) in postings.items()}
-        self._n_docs = n_docs
-
-    def _weights(self, grams: Counter[str]) -> dict[str, float]:
-        raw = {g: (1.0 + math.log(tf)) * self._idf[g] for g, tf in grams.items() if g in self._idf}
-        norm = math.sqrt(sum(w * w for w in raw.values())) or 1.0
-        return {g: w / norm for g, w in raw.items()}
+        self._fit()  # the postings now, not on the first query
 
     def _word_coverage(self, query_words: list[str]) -> np.ndarray:
         """Per document: the mean over query words of the best match among its words (0 where none matches)."""
-        coverage = np.zeros(self._n_docs, dtype=np.float32)
+        coverage = np.zeros(len(self), dtype=np.float32)
         for query_word in query_words:
-            best = np.zeros(self._n_docs, dtype=np.float32)
+            best = np.zeros(len(self), dtype=np.float32)
             for doc_word, ids in self._docs_of_word.items():
                 if (level := word_match(query_word, doc_word)) > 0:
                     best[ids] = np.maximum(best[ids], level)
@@ -112,12 +96,7 @@ class NgramIndex:
         query_words = list(dict.fromkeys(words(query)))
         if not query_words:
             return []
-        cosine = np.zeros(self._n_docs, dtype=np.float32)
-        for gram, qw in self._weights(ngrams(query)).items():
-            ids, ws = self._postings[gram]
-            cosine[ids] += qw * ws
+        cosine = self.cosine(query)
         coverage = self._word_coverage(query_words)
         scores = np.where(coverage > 0, (cosine + coverage) / 2, 0.0).astype(np.float32)
-        hits = np.flatnonzero(scores > 0)
-        order = hits[np.lexsort((hits, -scores[hits]))][:limit]  # ties: catalog order
-        return [(int(i), float(scores[i])) for i in order]
+        return ranked(scores, limit)  # ties: catalog order

@@ -177,7 +177,8 @@ def test_sentence_transformer_embedder_loads_lazily_from_a_local_path(monkeypatc
     loaded: list[str] = []
 
     class FakeModel:
-        def __init__(self, path: str, device: str | None = None):
+        def __init__(self, path: str, device: str | None = None, local_files_only: bool = False):
+            assert local_files_only  # offline by construction, not by HF_HUB_OFFLINE in os.environ
             loaded.append(path)
 
         def encode(self, texts, **options):
