@@ -27,8 +27,9 @@ demo: setup
 
 # Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE): every test process and
 # every `kopa` subprocess a test starts would otherwise compile the project's modules again (~7 s per worker).
+# --durations=20: the slowest tests, printed after every run (where the suite's time goes).
 test: setup
-	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest -q -n auto --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/pytest -q -n auto --dist loadfile --durations=20
 
 bench: setup
 	$(VENV)/bin/python benchmarks/sandbox_throughput.py
