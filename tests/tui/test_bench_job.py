@@ -19,9 +19,9 @@ from tui.sources import BenchJob
 from tui.sources.records import Records
 
 
-def run_on_a_scripted_model(tmp_path_factory, agent: str, **options) -> tuple[object, list[dict]]:
+def run_on_a_scripted_model(tmp_path_factory, agent: str, **options):
     """A console bench job of ``agent`` over the small task file, its model a chat server that always answers
-    "don't know"; the job's result and the request bodies the model server saw."""
+    "don't know": the job, its result, the settings of its home and the request bodies the model server saw."""
     from tests.tui.fixture_home import build_fixture_home
 
     settings = build_fixture_home(tmp_path_factory.mktemp(agent) / "home")
@@ -38,25 +38,14 @@ def run_on_a_scripted_model(tmp_path_factory, agent: str, **options) -> tuple[ob
         result = job.run(lambda done, total, passed: None)
     finally:
         stop(server)
-    return result, seen
+    return job, result, settings, seen
 
 
 def test_the_console_runs_an_endpoint_model_on_the_agent_profile(tmp_path_factory):
-    result, seen = run_on_a_scripted_model(tmp_path_factory, "openai")
+    job, result, settings, seen = run_on_a_scripted_model(tmp_path_factory, "openai")
     assert result.ran == 2 and not result.errors and result.summary.pass_at[1] == 0.0
     assert [body["model"] for body in seen] == ["scripted", "scripted"]
-
-
-def test_the_console_runs_the_agent_endpoint_the_registry_makes(tmp_path_factory):
-    """The agent endpoint (``--agent endpoint``) is a registry agent like the others: the console offers and runs it,
-    its episodes played by the endpoint's server-side loop over the model server at ``base_url``."""
-    from tui.sources import AGENTS
-
-    assert "endpoint" in AGENTS
-    result, seen = run_on_a_scripted_model(tmp_path_factory, "endpoint", max_turns=2)
-    assert result.ran == 2 and not result.errors and result.summary.pass_at[1] == 0.0
-    assert [body["model"] for body in seen] == ["scripted", "scripted"] and all(body["tools"] for body in seen)
- # the episode's tools went to the model
+    assert all(body["tools"] for body in seen)  # the episode's tools went to the model
     lines = [json.loads(line) for line in (job.run_dir / "episodes.jsonl").read_text().splitlines()]
     assert [line["answer"] for line in lines] == ["ANSWER: {모름}"] * 2
     newest = Records(settings.metadb_url).bench_runs()[0]
@@ -125,25 +114,10 @@ def test_a_console_run_and_a_cli_run_of_the_same_options_write_the_same_files(tm
 def test_the_console_runs_the_agent_endpoint_the_registry_makes(tmp_path_factory):
     """The agent endpoint (``--agent endpoint``) is a registry agent like the others: the console offers and runs it,
     its episodes played by the endpoint's server-side loop over the model server at ``base_url``."""
-    from tests.tui.fixture_home import build_fixture_home
     from tui.sources import AGENTS
 
     assert "endpoint" in AGENTS
-    settings = build_fixture_home(tmp_path_factory.mktemp("endpoint") / "home")
-    seen: list[dict] = []
-
-    def respond(body, headers):
-        seen.append(body)
-        return 200, {"choices": [{"message": {"role": "assistant", "content": "ANSWER: {모름}"}}]}
-
-    server, base_url = serve_chat(respond)
-    try:
-        options = BenchRunOptions(agent="endpoint", tasks=SMALL_TASKS, rollouts=1, base_url=base_url,
-                                  model="scripted", max_turns=2)
-        job = BenchJob(options, settings, Records(settings.metadb_url), load_catalog())
-        result = job.run(lambda done, total, passed: None)
-    finally:
-        stop(server)
+    job, result, _, seen = run_on_a_scripted_model(tmp_path_factory, "endpoint", max_turns=2)
     assert result.ran == 2 and not result.errors and result.summary.pass_at[1] == 0.0
     assert [body["model"] for body in seen] == ["scripted", "scripted"] and all(body["tools"] for body in seen)
     lines = [json.loads(line) for line in (job.run_dir / "episodes.jsonl").read_text().splitlines()]
