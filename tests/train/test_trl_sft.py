@@ -122,6 +122,53 @@ def test_one_sft_step_on_the_cpu_writes_the_checkpoint_contract(home, sft_datase
     assert (source.base, source.adapter) == (tiny.resolve(), checkpoint.resolve())
 
 
+class _Killed(Exception):
+    """Stands for the kill of a long SFT run, right after a checkpoint was saved."""
+
+
+def _steps(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
+def test_a_killed_run_continues_from_its_last_checkpoint_and_ends_as_an_unbroken_run_would(sft_dataset, tiny,
+                                                                                          tmp_path):
+    import torch
+    from safetensors.torch import load_file
+    from transformers import TrainerCallback
+
+    from train.engines.trl.sft import latest_trainer_checkpoint, run_sft
+
+    class KillAtStep2(TrainerCallback):
+        def on_save(self, args, state, control, **kwargs):
+            if state.global_step == 2:
+                raise _Killed
+
+    def train(run: Path, *callbacks) -> Path:
+        return run_sft(sft_dataset, home=tmp_path / "home", model=tiny, max_steps=3, seed=3, max_length=MAX_LENGTH,
+                       run_dir=run, save_every=1, resume=True, callbacks=callbacks)
+
+    whole = train(tmp_path / "whole")
+    cut = tmp_path / "cut"
+    with pytest.raises(_Killed):
+        train(cut, KillAtStep2())
+    assert latest_trainer_checkpoint(cut) == cut / "checkpoint-2"  # only the latest is kept
+    assert sorted(p.name for p in cut.glob("checkpoint-*")) == ["checkpoint-2"]
+    assert not (cut / "checkpoint").exists()
+    with (cut / "metrics.jsonl").open("a") as f:  # a step the kill cut short logged a line: it is trained again
+        f.write(json.dumps({"step": 3, "loss": 99.0}) + "\n")
+
+    train(cut)
+    assert [m["step"] for m in _steps(cut)] == [1, 2, 3]
+    for resumed, unbroken in zip(_steps(cut), _steps(whole), strict=True):
+        assert resumed["loss"] == pytest.approx(unbroken["loss"], rel=1e-4)
+        assert resumed["tokens"] == unbroken["tokens"]
+    weights = load_file(cut / "checkpoint" / "adapter_model.safetensors")
+    expected = load_file(whole / "checkpoint" / "adapter_model.safetensors")
+    assert weights.keys() == expected.keys()
+    assert all(torch.allclose(weights[k], expected[k], atol=1e-5) for k in weights)
+    assert not list(cut.glob("checkpoint-*")) and not list(whole.glob("checkpoint-*"))  # spent once the end is written
+
+
 def test_the_loss_mask_covers_the_assistant_turns_only(sft_dataset, tiny, tmp_path):
     from models.templates import render_conversation
     from tests.models.template_cases import masked_spans

@@ -7,8 +7,9 @@ Every episode is ``bench.episode.run_episode`` on a strict-replay gateway of the
 through ``train.episode.run_rollout`` for a model: the same prompt, tool order (seeded per task and seed), limits,
 agent step and scorers as ``kopa bench run``. The model plays greedily (``train.engines.trl.generate``), so a seed
 changes the episode (its tool order and key tokens), not the decoding; the model is the one training used, read in
-torch (fp32). With ``batch`` > 1 that many episodes run at once and their generations go through the model as one
-batch (``GreedyBatch``: decoding reads the weights once per token for the whole batch). The model's messages give what the bench's
+torch (fp32). ``batch`` episodes run at once and their generations go through the model as one batch
+(``GreedyBatch``: decoding reads the weights once per token for the whole batch), each episode keeping its attention
+cache from turn to turn (``train.engines.trl.kv_reuse``), so a turn reads only the tokens it adds. The model's messages give what the bench's
 verdicts do not:
 
 * ``calls`` / ``well_formed``: tool calls the model wrote, and those that could be read and name an offered tool;
@@ -185,18 +186,17 @@ def evaluate_model(model: Any, tokenizer: Any, tasks: Sequence[Task], *, seeds: 
                    max_response_tokens: int = 4096, batch: int = 1,
                    progress: Callable[[EpisodeFigures], None] | None = None) -> list[EpisodeFigures]:
     """``model`` (a loaded causal LM, adapter or not) played greedily over ``tasks`` × ``seeds`` (module doc);
-    ``batch`` > 1: that many episodes at once, their generations batched (``GreedyBatch``)."""
+    ``batch``: that many episodes at once, their generations batched (``GreedyBatch``)."""
     from bench.agents.step import TokenTrace
-    from train.engines.trl.generate import GreedyBatch, torch_policy
+    from train.engines.trl.generate import GreedyBatch
     from train.engines.trl.tokens import ChatTemplateTokens
     from train.episode import run_rollout
 
-    batched = GreedyBatch(model, tokenizer, max_new_tokens=max_new_tokens) if batch > 1 else None
+    batched = GreedyBatch(model, tokenizer, max_new_tokens=max_new_tokens)
 
     async def play(task: Task, seed: int, gateway: Any) -> EpisodeFigures:
         trace = TokenTrace(ChatTemplateTokens(tokenizer), max_response_tokens=max_response_tokens)
-        policy = (torch_policy(model, tokenizer, trace, seed=seed, temperature=0.0, max_new_tokens=max_new_tokens)
-                  if batched is None else batched.policy(trace))
+        policy = batched.policy(trace)
         rollout = await run_rollout(task, policy, gateway, limits=limits, seed=seed, tokens=trace)
         return episode_figures(task, rollout.outcome, rollout.messages, rollout.turns)
 

@@ -12,7 +12,8 @@ The stages, each in its own folder of the run (``train.loop.stages``: skipped wh
                 tool list alone earns, so anyone can see the list gives no answer away;
 4. ``eval-base`` the base model, greedy, on the split × seeds (``train.loop.evaluate``);
 5. ``sft``      TRL SFT of a LoRA adapter (``train.engines.trl.sft``), probing the split's first tasks every
-                ``probe_every`` steps (the learning curve: well-formed calls and Corr against examples seen);
+                ``probe_every`` steps (the learning curve: well-formed calls and Corr against examples seen); a
+                trainer checkpoint is kept after every step, so a killed SFT continues from its last step;
 6. ``eval-sft`` the SFT checkpoint, as the base was evaluated;
 7. ``grpo``     TRL GRPO from the SFT checkpoint (``train.engines.trl.grpo``), rollouts on the training items;
 8. ``eval-grpo`` the GRPO checkpoint;
@@ -28,6 +29,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -46,6 +48,7 @@ STAGES = ("dataset", "audit", "eval-listed", "eval-base", "sft", "eval-sft", "gr
 EVALUATED = {"eval-listed": "listed tools in order", "eval-base": "base", "eval-sft": "tuned (SFT)",
              "eval-grpo": "tuned (SFT + GRPO)"}
 EPISODES = "episodes.jsonl"
+SFT_RESUME = ("checkpoint-*", "metrics.jsonl", "probes")  # what a killed SFT stage continues from
 LOCK_FILE = "loop.lock"  # held by the running loop (fcntl), naming its pid
 Log = Callable[[str], None]
 
@@ -226,13 +229,19 @@ class Loop:
         return stage.finish([EPISODES], {"episodes": len(rows), **figures})
 
     def sft(self, stage: Stage) -> dict[str, Any]:
-        from train.engines.trl.sft import run_sft
+        from train.engines.trl.sft import latest_trainer_checkpoint, run_sft
 
         s = self.settings
         _, tasks = self.split()
         probe = ProbeCallback(self, tasks[:s.probe_tasks], stage.dir / "probes")
+        resumed = latest_trainer_checkpoint(stage.dir)
+        if resumed is not None:
+            self.log(f"  continuing from {resumed.name}")
+        else:  # probes of a killed run that left no checkpoint measured weights that are gone
+            shutil.rmtree(stage.dir / "probes", ignore_errors=True)
         run_sft(self.dataset_dir(), home=self.home, model=self.model_arg(), max_steps=s.sft_steps, seed=s.seed,
                 learning_rate=s.sft_learning_rate, max_length=s.max_length, run_dir=stage.dir, callbacks=[probe],
+                save_every=1, resume=True,
                 on_step=lambda line: self.log(f"  sft step {line.get('step')}: loss {line.get('loss')}"))
         (stage.dir / "probes.json").write_text(json.dumps(probe.curve, indent=1), encoding="utf-8")
         return stage.finish(["checkpoint", "metrics.jsonl", "probes.json"], {"steps": s.sft_steps})
@@ -284,7 +293,10 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 class ProbeCallback:
     """A ``transformers`` trainer callback: the model being trained evaluated on the probe tasks (seed 0) before
-    the first step and every ``probe_every`` steps (and after the last); ``curve`` has a point per probe."""
+    the first step and every ``probe_every`` steps (and after the last); ``curve`` has a point per probe.
+
+    A probe runs once its step's checkpoint is saved (``on_save``), so a run killed during a probe continues it with
+    the same weights, from the episodes already played; a resumed run reads the earlier probes from their files."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         from transformers import TrainerCallback
@@ -294,13 +306,20 @@ class ProbeCallback:
                 self.loop, self.tasks, self.folder, self.curve = loop, tasks, folder, []
                 self.tokenizer = None
 
+            def due(self, step: int, max_steps: int) -> bool:
+                return step == 0 or step % self.loop.settings.probe_every == 0 or step >= max_steps
+
             def probe(self, model: Any, step: int) -> None:
                 if any(p["step"] == step for p in self.curve):
                     return
-                rows = evaluate_model(model, self.tokenizer, self.tasks, seeds=(0,), limits=self.loop.settings.limits,
-                                      out=self.folder / f"step-{step:05d}.jsonl", home=self.loop.home,
-                                      max_new_tokens=self.loop.settings.max_new_tokens,
-                                      batch=self.loop.settings.eval_batch)
+                out = self.folder / f"step-{step:05d}.jsonl"
+                if model is None:  # an earlier step's probe, finished before the checkpoint resumed from
+                    rows = read_episodes(out)
+                else:
+                    rows = evaluate_model(model, self.tokenizer, self.tasks, seeds=(0,),
+                                          limits=self.loop.settings.limits, out=out, home=self.loop.home,
+                                          max_new_tokens=self.loop.settings.max_new_tokens,
+                                          batch=self.loop.settings.eval_batch)
                 summary = summarize_model(f"step {step}", rows)
                 point = {"step": step, "examples_seen": step,  # batch 1: one row per step
                          "well-formed": summary.figures["well-formed"].mean, "Corr": summary.figures["Corr"].mean}
@@ -310,11 +329,12 @@ class ProbeCallback:
             def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None,
                                processing_class: Any = None, **kw: Any) -> None:
                 self.tokenizer = processing_class
-                self.probe(model, 0)
+                for step in range(state.global_step + 1):  # a resumed run: the probes of its earlier steps
+                    if self.due(step, state.max_steps):
+                        self.probe(model if step == state.global_step else None, step)
 
-            def on_step_end(self, args: Any, state: Any, control: Any, model: Any = None, **kw: Any) -> None:
-                every = self.loop.settings.probe_every
-                if state.global_step % every == 0 or state.global_step >= state.max_steps:
+            def on_save(self, args: Any, state: Any, control: Any, model: Any = None, **kw: Any) -> None:
+                if self.due(state.global_step, state.max_steps):
                     self.probe(model, state.global_step)
 
         return _Probe(*args, **kwargs)
@@ -360,7 +380,7 @@ def _run_stages(settings: LoopSettings, run: Path, *, home: Path, cassettes: Pat
     loop.stage("audit", loop.audit)
     loop.stage("eval-listed", lambda st: loop.evaluate(st, None), keep=(EPISODES,))
     loop.stage("eval-base", lambda st: loop.evaluate(st, loop.model_arg()), keep=(EPISODES,))
-    loop.stage("sft", loop.sft)
+    loop.stage("sft", loop.sft, keep=SFT_RESUME)
     loop.stage("eval-sft", lambda st: loop.evaluate(st, run / "sft" / "checkpoint"), keep=(EPISODES,))
     loop.stage("grpo", loop.grpo)
     loop.stage("eval-grpo", lambda st: loop.evaluate(st, run / "grpo" / "checkpoint"), keep=(EPISODES,))

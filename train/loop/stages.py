@@ -10,11 +10,13 @@
 files are missing, changed or unreadable is **refused** (``LoopError`` naming the stage and the file), never reused
 and never silently redone: what it holds may be the only copy of hours of training, so the operator decides
 (``rm -r`` the stage folder to redo it). A stage folder without ``done.json`` is the remains of a killed run:
-``begin`` clears it, except for the files a stage keeps to continue from (an evaluation's episodes).
+``begin`` clears it, except for the files a stage keeps to continue from (an evaluation's episodes, SFT's latest
+trainer checkpoint, metrics and probes).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -87,11 +89,12 @@ class Stage:
         return record
 
     def begin(self, keep: Iterable[str] = ()) -> None:
-        """Start the stage: its folder made, anything a killed run left there removed but ``keep``."""
-        kept = set(keep)
+        """Start the stage: its folder made, anything a killed run left there removed but ``keep`` (names or
+        ``fnmatch`` patterns, such as ``checkpoint-*``)."""
+        kept = tuple(keep)
         if self.dir.exists():
             for child in self.dir.iterdir():
-                if child.name in kept:
+                if any(fnmatch.fnmatchcase(child.name, pattern) for pattern in kept):
                     continue
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -72,16 +72,17 @@ class GreedyBatch:
             batch.worker_done()
 
     A batch is always exactly the players still playing, so for the same schedule of episodes the batches, and the
-    generations, are the same every time. On a CPU the model's weights are read once per decoded token
-    for the whole batch: Gemma's 262k-row output layer is most of a decoding step, so a batch of 8 decodes at nearly
-    the cost of one. Padding and batch shape change the arithmetic slightly, so a batched greedy episode can differ
-    from the same episode played alone.
+    generations, are the same every time. Each episode keeps its attention cache between its turns, so a turn reads
+    only the tokens its cache does not hold (``kv_reuse``: prefill episode by episode, decoding as one batch). On a
+    CPU the model's weights are read once per decoded token for the whole batch: Gemma's 262k-row output layer is
+    most of a decoding step, so a batch of 8 decodes at nearly the cost of one. Padding and batch shape change the
+    arithmetic slightly, so a batched greedy episode can differ from the same episode played alone.
     """
 
     def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256):
         self.model, self.tokenizer, self.max_new_tokens = model, tokenizer, max_new_tokens
         self.running = 0
-        self.pending: list[tuple[list[int], int, Any]] = []  # (prompt ids, room, future)
+        self.pending: list[tuple[list[int], int, Any, Any]] = []  # (prompt ids, room, episode cache, future)
         self.batches: list[int] = []  # the size of each batch run (what the tests and the report read)
 
     def expect(self, workers: int) -> None:
@@ -95,16 +96,20 @@ class GreedyBatch:
         self._maybe_generate()
 
     def policy(self, trace: TokenTrace) -> Callable[..., Any]:
-        """The policy of one episode (module doc of ``torch_policy``: the prompt is ``trace.ids``)."""
+        """The policy of one episode (module doc of ``torch_policy``: the prompt is ``trace.ids``); it keeps the
+        episode's attention cache between its turns (``kv_reuse``)."""
         import asyncio
 
+        from .kv_reuse import EpisodeCache
+
         budget = trace.max_response_tokens
+        cache = EpisodeCache()
 
         async def policy(messages: Any, tools: Any) -> Generation:
             room = self.max_new_tokens if budget is None else min(self.max_new_tokens,
                                                                     budget - len(trace.response_mask))
             future = asyncio.get_running_loop().create_future()
-            self.pending.append((list(trace.ids), max(1, room), future))
+            self.pending.append((list(trace.ids), max(1, room), cache, future))
             self._maybe_generate()
             return await future
 
@@ -115,37 +120,23 @@ class GreedyBatch:
             return
         batch, self.pending = self.pending, []
         try:
-            generations = self._generate([(ids, room) for ids, room, _ in batch])
+            generations = self._generate([(cache, ids, room) for ids, room, cache, _ in batch])
         except Exception as exc:  # every waiting episode hears of it
-            for _, _, future in batch:
+            for *_, future in batch:
                 future.set_exception(exc)
             return
-        for (_, _, future), generation in zip(batch, generations, strict=True):
+        for (*_, future), generation in zip(batch, generations, strict=True):
             future.set_result(generation)
 
-    def _generate(self, requests: list[tuple[list[int], int]]) -> list[Generation]:
-        import torch
+    def _generate(self, requests: list[tuple[Any, list[int], int]]) -> list[Generation]:
+        from .kv_reuse import greedy_decode
 
         self.batches.append(len(requests))
-        pad, eos = self.tokenizer.pad_token_id, self.tokenizer.eos_token_id
-        width = max(len(ids) for ids, _ in requests)
-        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids, _ in requests], device=self.model.device)
-        mask = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in requests],
-                            device=self.model.device)
         was_training = self.model.training
         self.model.eval()
         try:
-            with torch.no_grad():
-                out = self.model.generate(input_ids=input_ids, attention_mask=mask, do_sample=False,
-                                          max_new_tokens=max(room for _, room in requests), eos_token_id=eos,
-                                          pad_token_id=pad)
+            decoded = greedy_decode(self.model, requests, eos=self.tokenizer.eos_token_id)
         finally:
             self.model.train(was_training)
-        generations = []
-        for row, (_, room) in zip(out[:, width:].tolist(), requests, strict=True):
-            ids = row[:room]
-            if eos in ids:
-                ids = ids[:ids.index(eos) + 1]
-            text = self.tokenizer.decode(ids, skip_special_tokens=False)
-            generations.append(Generation(text, ids, [0.0] * len(ids)))  # greedy: no log-probs needed
-        return generations
+        return [Generation(self.tokenizer.decode(ids, skip_special_tokens=False), ids, [0.0] * len(ids))
+                for ids in decoded]  # greedy: no log-probs needed

@@ -16,6 +16,11 @@ turn); one whose first assistant turn does not fit is left out (EDGE's tool sche
 byte-level Hangul for SmolLM2's tokenizer). Precision: ``train.engines.trl_precision`` (bf16 on CUDA or a CPU
 with AMX-BF16 or AVX512-BF16, else fp32).
 
+A run given ``save_every`` keeps its latest trainer checkpoint (``checkpoint-<step>``: adapter, optimizer, scheduler, RNG
+states) and ``resume=True`` continues from it: a killed run of hours loses at most ``save_every`` steps, and the steps it
+redoes are cut from ``metrics.jsonl`` first, so each step has one line. The ``checkpoint-<step>`` folders are removed
+once the final ``checkpoint`` is written.
+
 The run folder is ``<home>/train/runs/sft-trl-<UTC stamp>``, made only after the dataset and the model are read;
 bad input (no ``sft.jsonl``, no usable row, a ``--model`` that is no model) is a ``ModelInputError`` with one
 line and leaves nothing behind.
@@ -25,6 +30,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,8 +39,8 @@ from typing import Any
 
 from .model import LoraSettings, ModelInputError, ModelSource, load_for_training, resolve_model
 
-__all__ = ["DEFAULT_MAX_LENGTH", "RECIPE", "TEMPLATE", "CheckpointInfo", "build_trainer", "check_settings", "fit_rows", "load_sft_rows",
-           "prepare", "run_prepared", "run_sft", "write_checkpoint"]
+__all__ = ["DEFAULT_MAX_LENGTH", "RECIPE", "TEMPLATE", "CheckpointInfo", "build_trainer", "check_settings", "fit_rows",
+           "latest_trainer_checkpoint", "load_sft_rows", "prepare", "run_prepared", "run_sft", "write_checkpoint"]
 
 RECIPE = "sft-trl"
 TEMPLATE = "kopa-hermes-chatml"  # models.templates.TEMPLATE_NAME
@@ -140,6 +147,9 @@ def _step_logger(metrics: Path, on_step: Callable[[dict[str, Any]], None] | None
             self.step_time = self.cpu_time = 0.0
             self.seen = 0
 
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.seen = int(state.num_input_tokens_seen)  # a resumed run has seen the tokens of its earlier steps
+
         def on_step_begin(self, args, state, control, **kwargs):
             self.started, self.cpu_started = time.perf_counter(), time.process_time()
 
@@ -166,8 +176,10 @@ def _step_logger(metrics: Path, on_step: Callable[[dict[str, Any]], None] | None
 
 
 def build_trainer(rows: list[dict[str, Any]], model: Any, tokenizer: Any, output_dir: Path, *, max_steps: int,
-                  seed: int, learning_rate: float, max_length: int, callbacks: list[Any] = ()) -> Any:
-    """TRL's ``SFTTrainer`` over the fitted rows: batch 1, assistant-only loss, the precision of this machine."""
+                  seed: int, learning_rate: float, max_length: int, callbacks: list[Any] = (),
+                  save_every: int | None = None) -> Any:
+    """TRL's ``SFTTrainer`` over the fitted rows: batch 1, assistant-only loss, the precision of this machine;
+    ``save_every``: a resumable checkpoint every that many steps (only the latest kept)."""
     import torch
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
@@ -178,7 +190,8 @@ def build_trainer(rows: list[dict[str, Any]], model: Any, tokenizer: Any, output
     precision, _why = trl_precision(cuda=cuda)
     config = SFTConfig(output_dir=str(output_dir), max_steps=max_steps, per_device_train_batch_size=1,
                        gradient_accumulation_steps=1, learning_rate=learning_rate, seed=seed, data_seed=seed,
-                       logging_steps=1, save_strategy="no", report_to=[], use_cpu=not cuda,
+                       logging_steps=1, save_strategy="steps" if save_every else "no", save_steps=save_every or 500,
+                       save_total_limit=1, report_to=[], use_cpu=not cuda,
                        bf16=precision == "bf16", assistant_only_loss=True, max_length=max_length,
                        include_num_input_tokens_seen="all", dataloader_num_workers=0, disable_tqdm=True,
                        warmup_steps=0, lr_scheduler_type="constant")
@@ -206,9 +219,10 @@ def prepare(dataset_dir: Path, *, home: Path, model: Path | None, seed: int,
 def run_sft(dataset_dir: Path, *, home: Path, model: Path | None = None, max_steps: int = 20, seed: int = 0,
             learning_rate: float = 1e-4, max_length: int = DEFAULT_MAX_LENGTH,
             on_step: Callable[[dict[str, Any]], None] | None = None, run_dir: Path | None = None,
-            callbacks: Sequence[Any] = ()) -> Path:
+            callbacks: Sequence[Any] = (), save_every: int | None = None, resume: bool = False) -> Path:
     """Train a LoRA adapter on ``<dataset_dir>/sft.jsonl`` for ``max_steps`` steps; returns the run folder
-    (``run_dir``, or a new one under ``<home>/train/runs``). ``callbacks``: more ``transformers`` trainer callbacks.
+    (``run_dir``, or a new one under ``<home>/train/runs``). ``callbacks``: more ``transformers`` trainer callbacks;
+    ``save_every`` / ``resume``: checkpoints to continue a killed run from (module doc).
 
     Raises:
         ModelInputError: bad input (module doc); nothing is written then.
@@ -217,7 +231,7 @@ def run_sft(dataset_dir: Path, *, home: Path, model: Path | None = None, max_ste
     prepared = prepare(dataset_dir, home=home, model=model, seed=seed, max_length=max_length)
     return run_prepared(prepared, home=home, dataset_dir=dataset_dir, max_steps=max_steps, seed=seed,
                         learning_rate=learning_rate, max_length=max_length, on_step=on_step, run_dir=run_dir,
-                        callbacks=callbacks)
+                        callbacks=callbacks, save_every=save_every, resume=resume)
 
 
 def check_settings(max_steps: int, learning_rate: float) -> None:
@@ -232,9 +246,9 @@ def run_prepared(prepared: tuple[list[dict[str, Any]], ModelSource, Any, Any], *
                  max_steps: int, seed: int, learning_rate: float, max_length: int = DEFAULT_MAX_LENGTH,
                  on_start: Callable[[Path], None] | None = None,
                  on_step: Callable[[dict[str, Any]], None] | None = None, run_dir: Path | None = None,
-                 callbacks: Sequence[Any] = ()) -> Path:
+                 callbacks: Sequence[Any] = (), save_every: int | None = None, resume: bool = False) -> Path:
     """``run_sft`` after ``prepare``: the run folder is made here (or ``run_dir``), ``on_start`` gets it before the
-    first step."""
+    first step; with ``resume`` a run folder's latest ``checkpoint-<step>`` is continued (module doc)."""
     from train.runs import new_run_dir
 
     check_settings(max_steps, learning_rate)
@@ -249,9 +263,51 @@ def run_prepared(prepared: tuple[list[dict[str, Any]], ModelSource, Any, Any], *
         indent=1), encoding="utf-8")
     if on_start is not None:
         on_start(run_dir)
+    start = latest_trainer_checkpoint(run_dir) if resume else None
+    metrics = run_dir / "metrics.jsonl"
+    _keep_metrics_until(metrics, _checkpoint_step(start) if start else 0)
     trainer = build_trainer(rows, peft_model, tokenizer, run_dir, max_steps=max_steps, seed=seed,
-                            learning_rate=learning_rate, max_length=max_length,
-                            callbacks=[_step_logger(run_dir / "metrics.jsonl", on_step), *callbacks])
-    trainer.train()
+                            learning_rate=learning_rate, max_length=max_length, save_every=save_every,
+                            callbacks=[_step_logger(metrics, on_step), *callbacks])
+    trainer.train(resume_from_checkpoint=str(start) if start else None)
     write_checkpoint(trainer.model, tokenizer, run_dir / "checkpoint", source)
+    for folder in _trainer_checkpoints(run_dir):  # the final adapter is written: the resume points are spent
+        shutil.rmtree(folder)
     return run_dir
+
+
+_TRAINER_CHECKPOINT = re.compile(r"checkpoint-(\d+)")
+
+
+def _checkpoint_step(folder: Path) -> int:
+    match = _TRAINER_CHECKPOINT.fullmatch(folder.name)
+    assert match is not None
+    return int(match.group(1))
+
+
+def _trainer_checkpoints(run_dir: Path) -> list[Path]:
+    return sorted((p for p in run_dir.glob("checkpoint-*") if p.is_dir() and _TRAINER_CHECKPOINT.fullmatch(p.name)),
+                  key=_checkpoint_step)
+
+
+def latest_trainer_checkpoint(run_dir: Path) -> Path | None:
+    """The run folder's latest complete ``checkpoint-<step>`` (its trainer state written last, so a folder cut off
+    while saving has none and is skipped); None when there is none."""
+    complete = [p for p in _trainer_checkpoints(run_dir) if (p / "trainer_state.json").is_file()]
+    return complete[-1] if complete else None
+
+
+def _keep_metrics_until(metrics: Path, step: int) -> None:
+    """Cut ``metrics.jsonl`` to the steps up to ``step`` (those after it are trained again)."""
+    if not metrics.is_file():
+        return
+    kept = []
+    for line in metrics.read_text(encoding="utf-8").splitlines():
+        try:
+            if json.loads(line).get("step", 0) <= step:
+                kept.append(line + "\n")
+        except ValueError:
+            continue  # a line cut off by the kill
+    tmp = metrics.with_suffix(".tmp")
+    tmp.write_text("".join(kept), encoding="utf-8")
+    tmp.replace(metrics)
