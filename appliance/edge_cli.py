@@ -3,6 +3,7 @@
     kopa edge graph build [--sandbox | --bundle REF] [--seed N] [--rounds T] [--trials M] [--run FILE] [--tool NAME ...]
                           [--workers N | --ray ADDRESS]
     kopa edge graph stats RUN [--heldout 2] [--json]     # Figure 4 beside the paper, edges per platform/domain
+                              [--plots DIR]              # + DIR/stats.json and Figures 4, 6, 7 as figure-N.svg
     kopa edge graph show TOOL [--run RUN]                # a tool's edges in and out, with their posteriors
 
 A run is one DuckDB file (default ``<home>/edge/graphs/graph-<UTC time>.duckdb``); giving an existing file
@@ -197,11 +198,14 @@ def stats(
     sample: Annotated[int, typer.Option(help="edges per set tried held-out (a seeded sample; 0: every edge)",
                                         min=0)] = 500,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+    plots: Annotated[Path | None, typer.Option(help="write the JSON (stats.json) and Figures 4, 6 and 7 (figure-4.svg, "
+                                                    "figure-6.svg, figure-7.svg) into this folder")] = None,
 ) -> None:
-    """Edges admitted, live and pruned, per platform and domain, and Figure 4's success rates beside the paper's."""
+    """Edges admitted, live and pruned, per platform and domain, and Figure 4's success rates beside the paper's;
+    the run's Figures 4, 6 and 7 as data (``--json``) and as SVG plots (``--plots DIR``)."""
     from edge.graph.executor import PathRunner
     from edge.graph.pool import InProcessPaths
-    from edge.graph.stats import PAPER_FIGURE_4, heldout_success, sample_edges
+    from edge.graph.stats import PAPER_FIGURE_4, edge_evidence, figures, heldout_success, sample_edges
     from edge.graph.store import GraphStore
     from mcp_gateway.catalog import load_catalog
 
@@ -228,15 +232,22 @@ def stats(
                 await gateway.aclose()
 
         rates = asyncio.run(measure())
+    evidence = edge_evidence(store)
+    figure_data = figures(store, rates, edges=evidence)
     store.close()
+    data = {"admitted": counts.admitted, "live": counts.live, "pruned": counts.pruned,
+            "pruned_fraction": counts.pruned_fraction, "rounds": counts.rounds, "trials": counts.trials,
+            "by_platform": counts.by_platform, "by_domain": counts.by_domain, "cross_platform": counts.cross_platform,
+            "heldout": {k: {"edges": v.edges, "executions": v.executions, "successes": v.successes,
+                            "rate": v.rate, "paper": PAPER_FIGURE_4[k]} for k, v in rates.items()}, **figure_data}
+    if plots is not None:
+        from edge.graph.plots import write_figures
+
+        written = write_figures(plots, figure_data, evidence, name=run.stem)
+        (plots / "stats.json").write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        err.print(f"stats.json, {', '.join(p.name for p in written.values())} → {plots}")
     if as_json:
-        print(json.dumps({"admitted": counts.admitted, "live": counts.live, "pruned": counts.pruned,
-                          "pruned_fraction": counts.pruned_fraction, "rounds": counts.rounds, "trials": counts.trials,
-                          "by_platform": counts.by_platform, "by_domain": counts.by_domain,
-                          "cross_platform": counts.cross_platform,
-                          "heldout": {k: {"edges": v.edges, "executions": v.executions, "successes": v.successes,
-                                          "rate": v.rate, "paper": PAPER_FIGURE_4[k]} for k, v in rates.items()}},
-                         ensure_ascii=False, indent=1))
+        print(json.dumps(data, ensure_ascii=False, indent=1))
         return
     console = _out()
     console.print(f"{counts.rounds} rounds, {counts.trials:,} calls; {counts.admitted:,} edges admitted, "
@@ -248,6 +259,14 @@ def stats(
             shown = "–" if r.rate is None else f"{100 * r.rate:.1f}%"
             table.add_row(name, f"{r.edges:,}", f"{r.executions:,}", shown, f"{100 * PAPER_FIGURE_4[name]:.1f}%")
         console.print(table)
+    f6, f7 = figure_data["figure_6"], figure_data["figure_7"]
+    smooth = [v for v in f6["pass_rate_ma"] if v is not None]
+    if smooth:
+        step = [v for v in f6["step_success_ma"] if v is not None]
+        console.print(f"Figure 6 (moving average over {f6['window']} rounds): trajectory pass rate "
+                      f"{100 * smooth[0]:.1f}% → {100 * smooth[-1]:.1f}%, step success {100 * step[0]:.1f}% → "
+                      f"{100 * step[-1]:.1f}%; Figure 7: {f7['probed']:,} probed edges, {f7['kept']['edges']:,} kept, "
+                      f"{f7['pruned']['edges']:,} pruned")
     by = Table("platform", "live edges", title="G* by source platform")
     for platform, n in counts.by_platform.items():
         by.add_row(platform, f"{n:,}")

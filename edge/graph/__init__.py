@@ -9,7 +9,7 @@ Modules: ``skeleton`` (character n-gram retrieval with hnswlib), ``proposer`` (r
 source plans), ``llm_proposer`` (the same from an OpenAI-compatible endpoint, rule fallback), ``posterior`` and ``outcomes`` (Beta updates by Table 7, pruning by Eq. 5), ``sampler``
 (Thompson sampling), ``executor`` (paths run through ``ToolRuntime``), ``pool`` (where a round's paths run:
 this event loop, local worker processes or Ray tasks), ``store`` (one DuckDB file per
-run), ``build`` (the loop), ``stats`` (Figure 4's held-out comparison).
+run), ``build`` (the loop), ``stats`` (Figure 4's held-out comparison, Figures 6 and 7's series), ``plots`` (the three as SVG).
 """
 
 from .build import RoundSummary, build_graph

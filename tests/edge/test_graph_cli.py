@@ -44,14 +44,23 @@ def test_build_writes_a_resumable_run_of_the_full_catalog(run):
     store.close()
 
 
-def test_stats_and_show(run):
-    stats = CliRunner().invoke(app, ["edge", "graph", "stats", str(run), "--heldout", "1", "--sample", "10", "--json"],
-                               env=ENV)
+def test_stats_and_show(run, tmp_path):
+    stats = CliRunner().invoke(app, ["edge", "graph", "stats", str(run), "--heldout", "1", "--sample", "10", "--json",
+                                     "--plots", str(tmp_path)], env=ENV)
     assert stats.exit_code == 0, stats.output
     figures = json.loads(stats.stdout)
     assert figures["admitted"] == figures["live"] + figures["pruned"]
     assert figures["heldout"]["skeleton"]["edges"] == 10 and figures["heldout"]["skeleton"]["paper"] == 0.502
     assert 0 <= figures["heldout"]["skeleton"]["rate"] <= 1
+    # the run's own Figures 4, 6, 7: the rounds as stored, the held-out rate among Figure 4's bars, the plots beside
+    store = GraphStore.open(run, read_only=True)
+    rounds = store.rounds()
+    store.close()
+    assert figures["figure_6"]["round"] == [r[0] for r in rounds]
+    assert figures["figure_6"]["calls"] == [r[2] for r in rounds]
+    assert figures["figure_4"]["success"]["skeleton"]["heldout"] == figures["heldout"]["skeleton"]["rate"]
+    assert json.loads((tmp_path / "stats.json").read_text(encoding="utf-8")) == figures
+    assert all((tmp_path / f"figure-{n}.svg").stat().st_size > 0 for n in (4, 6, 7))
     shown = CliRunner().invoke(app, ["edge", "graph", "show", "find_dart_corp_code", "--run", str(run), "--json"],
                                env=ENV)
     assert shown.exit_code == 0, shown.output
