@@ -1,6 +1,7 @@
 """`kopa edge synth | filter | export | stats`: EDGE Phase B, from the Phase A graph to a training dataset.
 
     kopa edge synth --graph RUN [-n 5000] [--seed 0] [--workers N] [--out DIR]   # trajectories, queries, answers
+                    [--exclude-platform ID ...]                     # hold platforms out (Table 14)
     kopa edge filter DIR [--no-embeddings]                          # the three stages + contamination audit
     kopa edge export DIR                                            # verl parquet + SFT JSONL + the bundle
     kopa edge stats DIR [--json]                                    # Tables 10-13 and the funnel beside the paper
@@ -16,6 +17,9 @@ with those that pass: ``kopa edge filter`` then keeps n items in that mix (the r
 Queries come from the ``writer`` model profile's endpoint when it has a base URL (``KOPA_MODELS__WRITER__*``,
 ``kopa.toml`` ``[models.writer]``), else from the rule-based Korean realiser; the quality judge from the ``judge``
 profile when set, else rule checks only.
+``--exclude-platform`` holds a platform out of the corpus (Table 14): no item calls any of its tools; synth.json
+records it, and ``filter`` and ``stats`` report the KOPA-Bench tasks on it beside Table 13 (and drop any item that
+calls it).
 """
 
 from __future__ import annotations
@@ -71,6 +75,9 @@ def synth(
                                          min=1, max=64)] = 1,
     screen: Annotated[bool, typer.Option(help="fill the quotas with items that pass the filter's rules, so the "
                                                "filtered dataset has n items in Table 12's mix")] = True,
+    exclude_platform: Annotated[list[str] | None, typer.Option(
+        "--exclude-platform", help="hold this platform out: no item calls any of its tools (repeatable; Table 14's "
+                                   "held-out evaluation)")] = None,
 ) -> None:
     """Typed trajectories over G*, executed against the sandbox and recorded, with Korean queries and answers."""
     from functools import partial
@@ -83,8 +90,13 @@ def synth(
     from edge.graph.store import GraphStore
     from edge.synth.build import RECORDED_AT, synthesize
     from edge.synth.llm_writer import query_writer
+    from edge.synth.platforms import held_out_platforms
 
     settings = KopaSettings()
+    try:
+        held_out = held_out_platforms(exclude_platform or ())
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--exclude-platform") from None
     folder = out or _datasets_dir(settings) / f"{graph.stem}-s{seed}-n{n}"
     if (folder / "items.jsonl").exists():
         raise typer.BadParameter(f"{folder} already holds a synthesis run; give another --out")
@@ -93,15 +105,17 @@ def synth(
     gateway = open_recording_gateway(settings.home_dir, settings.cassettes_dir, SYNTH_BUNDLE,
                                      scale=settings.sandbox.scale, stamp=RECORDED_AT)
     explore = partial(open_sandbox_gateway, settings.home_dir, scale=settings.sandbox.scale)
-    screening = Screen(catalog=gateway.catalog, audit=ContaminationAudit(load_tasks(DEFAULT_TASKS))) if screen else None
+    audit = ContaminationAudit(load_tasks(DEFAULT_TASKS), catalog=gateway.catalog, held_out=held_out)
+    screening = Screen(catalog=gateway.catalog, audit=audit) if screen else None
     err.print(f"synthesizing {n:,} items from {graph} (seed {seed}, {workers} worker(s); queries by "
-              f"{'the rule-based realiser' if writer is None else f'the chat endpoint {writer.settings.model}'}) into {folder}")
+              f"{'the rule-based realiser' if writer is None else f'the chat endpoint {writer.settings.model}'}) into {folder}"
+              + (f"; held out: {', '.join(held_out)}" if held_out else ""))
     started = time.perf_counter()
 
     async def go():
         try:
             return await synthesize(store, gateway, n, seed, explore=explore, writer=writer, screen=screening,
-                                    workers=workers)
+                                    workers=workers, exclude_platforms=held_out)
         finally:
             await gateway.aclose()
 
@@ -115,6 +129,7 @@ def synth(
     write_json(folder / "synth.json", {"graph": str(graph), "seed": seed, "n": n, "items": len(items),
                                        "bundle": items[0].task.bundle if items else None, "wall_s": round(wall, 1),
                                        "workers": workers, "attempts": done.attempts,
+                                       "excluded_platforms": list(done.excluded_platforms),
                                        "abandoned": dict(done.abandoned.most_common()),
                                        "screened": dict(done.screened.most_common())})
     _out().print(f"{len(items):,} items in {wall:.1f} s ({done.attempts:,} attempts, "
@@ -145,7 +160,7 @@ def filter_(
     catalog = load_catalog()
     judge = quality_judge(settings.models.judge)
     audit = ContaminationAudit(load_tasks(DEFAULT_TASKS), embedder=MiniLMEmbedder.load() if embeddings else None,
-                               catalog=catalog)
+                               catalog=catalog, held_out=_held_out(folder))
     gateway = _replay_gateway(settings, _one_bundle(items)) if items else None
 
     async def validity(item) -> Rejection | None:
@@ -162,10 +177,18 @@ def filter_(
     result = asyncio.run(go())
     write_lines(folder / "kept.jsonl", result.kept)
     write_lines(folder / "rejections.jsonl", result.rejections)
-    write_json(folder / "funnel.json", {"counts": result.counts, "judge": result.judge_stats,
-                                        "embeddings": embeddings})
+    write_json(folder / "funnel.json", {"counts": result.counts, "reasons": result.reasons,
+                                        "judge": result.judge_stats, "embeddings": embeddings})
     _out().print(_funnel_table(result.counts))
     _out().print(f"{len(result.kept):,} of {len(items):,} items kept → {folder / 'kept.jsonl'}")
+
+
+def _held_out(folder: Path) -> tuple[str, ...]:
+    """The platforms the synthesis run held out (synth.json; none for a folder written before the option)."""
+    from edge.dataset.items_io import read_json
+
+    synth = folder / "synth.json"
+    return tuple(read_json(synth).get("excluded_platforms") or ()) if synth.exists() else ()
 
 
 def _funnel_table(counts: dict[str, dict[str, int]]) -> Table:
@@ -228,7 +251,7 @@ def stats(
     items = read_items(kept if kept.exists() else folder / "items.jsonl")
     figures = dataset_stats(items)
     audit = ContaminationAudit(load_tasks(DEFAULT_TASKS), embedder=MiniLMEmbedder.load() if embeddings else None,
-                               catalog=load_catalog())
+                               catalog=load_catalog(), held_out=_held_out(folder))
     report = audit.report(items)
     funnel: dict[str, Any] = read_json(folder / "funnel.json") if (folder / "funnel.json").exists() else {}
     if as_json:

@@ -24,6 +24,10 @@ The report (Table 13) then compares the kept corpus's gold functions with the be
 (the share of distinct bench gold functions that are gold functions anywhere in training), bench tasks using
 only unseen functions, mean per-task function coverage, and platforms of the bench no training trajectory
 touches (class-level held out).
+
+Held-out platforms (Table 14: ``kopa edge synth --exclude-platform``): with ``held_out``, an item calling a tool of
+one is dropped too, and the report adds rows for them: the KOPA-Bench tasks that use a held-out platform (and
+those that use nothing else), and the training items that call one (0 when the synthesis held them out).
 """
 
 from __future__ import annotations
@@ -94,6 +98,10 @@ class ContaminationReport:
     max_ngram: float  # over every (training, bench) query pair
     max_cosine: float | None
     dropped: int  # near-duplicates the audit dropped before this report
+    held_out: tuple[str, ...] = ()  # platforms the synthesis held out (Table 14)
+    held_out_tasks: tuple[str, ...] = ()  # bench tasks using a held-out platform
+    held_out_only_tasks: tuple[str, ...] = ()  # bench tasks using held-out platforms only (internal tools aside)
+    held_out_items: tuple[str, ...] = ()  # training items calling a held-out platform (should be none)
 
     @property
     def verbatim_rate(self) -> float:
@@ -122,7 +130,18 @@ class ContaminationReport:
              f"{self.tasks_only_unseen_rate:.1%} ({self.tasks_only_unseen}/{self.n_eval})",
              f"{p['tasks_only_unseen']:.1%} (18/145)"),
             ("Mean per-task function coverage", f"{self.mean_task_coverage:.1%}", f"{p['mean_task_coverage']:.1%}"),
+            *self._held_out_rows(),
         ]
+
+    def _held_out_rows(self) -> list[tuple[str, str, str]]:
+        """Table 14's held-out split, when platforms were held out: which bench tasks it covers, and that no
+        training item touches those platforms."""
+        if not self.held_out:
+            return []
+        return [("Platforms held out of synthesis", ", ".join(self.held_out), "–"),
+                ("Bench tasks on a held-out platform", f"{len(self.held_out_tasks)}/{self.n_eval} "
+                 f"({len(self.held_out_only_tasks)} on held-out platforms only)", "–"),
+                ("Training items calling a held-out platform", f"{len(self.held_out_items)}/{self.n_train}", "0")]
 
     def table(self) -> str:
         width = max(len(r[0]) for r in self.rows())
@@ -142,10 +161,12 @@ class ContaminationReport:
 class ContaminationAudit:
     """The bench side, prepared once (n-grams, embeddings, trajectories); ``filter`` and ``report`` per corpus."""
 
-    def __init__(self, bench: Sequence[Task], *, embedder: Embedder | None = None, catalog: Any = None):
+    def __init__(self, bench: Sequence[Task], *, embedder: Embedder | None = None, catalog: Any = None,
+                 held_out: Sequence[str] = ()):
         self.bench = list(bench)
         self.embedder = embedder
         self.catalog = catalog  # for the platform of each function (held-out platforms); optional
+        self.held_out = tuple(sorted(set(held_out)))  # platforms no training item may call (Table 14)
         self._queries = {normalize(t.query): t.id for t in self.bench}
         self._grams = NgramIndex((t.query for t in self.bench), analyzer=TRIGRAMS)  # entry k: bench task k
         self._trajectories = {_trajectory(t): t.id for t in self.bench}
@@ -178,6 +199,21 @@ class ContaminationAudit:
                 same_tool_sequence=self._tool_sequences.get(tuple(a.tool for a in item.task.golden_actions))))
         return out
 
+    def _held_out_calls(self, task: Task) -> list[str]:
+        """The held-out platforms ``task`` calls (by its tools' catalog platforms where a catalog is given)."""
+        if not self.held_out:
+            return []
+        if self.catalog is not None:
+            platforms = {self.catalog.get(t).platform for t in _gold(task) if t in self.catalog}
+        else:
+            platforms = set(task.platforms)
+        return sorted(platforms & set(self.held_out))
+
+    def _item_reason(self, item: SynthItem, overlap: ItemOverlap) -> str | None:
+        if held := self._held_out_calls(item.task):
+            return f"it calls held-out platform(s) {held}, which no training item may touch"
+        return self._reason(overlap)
+
     @staticmethod
     def _reason(o: ItemOverlap) -> str | None:
         if o.verbatim:
@@ -194,14 +230,14 @@ class ContaminationAudit:
 
     def rejection(self, item: SynthItem) -> Rejection | None:
         """One item's verdict, counted nowhere (synthesis screens items one by one; ``filter`` counts drops)."""
-        reason = self._reason(self.overlaps([item])[0])
+        reason = self._item_reason(item, self.overlaps([item])[0])
         return None if reason is None else Rejection(item_id=item.task.id, stage=STAGE, reason=reason)
 
     def filter(self, items: Sequence[SynthItem]) -> tuple[list[SynthItem], list[Rejection]]:
         """(kept items, rejections): near-duplicates of a bench task dropped and counted in ``dropped``."""
         kept, rejections = [], []
         for item, overlap in zip(items, self.overlaps(items), strict=True):
-            if (reason := self._reason(overlap)) is not None:
+            if (reason := self._item_reason(item, overlap)) is not None:
                 rejections.append(Rejection(item_id=item.task.id, stage=STAGE, reason=reason))
             else:
                 kept.append(item)
@@ -220,6 +256,8 @@ class ContaminationAudit:
         if self.catalog is not None:  # a platform counts as seen only when one of its functions is a training gold
             train_platforms = {self.catalog.get(f).platform for f in train_functions if f in self.catalog}
         cosines = [o.max_cosine for o in overlaps if o.max_cosine is not None]
+        held = set(self.held_out)
+        bench_platforms = {t.id: set(t.platforms) - {"internal"} for t in self.bench}
         return ContaminationReport(
             n_train=len(items), n_eval=len(self.bench),
             verbatim=sum(1 for t in self.bench if normalize(t.query) in train_queries),
@@ -230,4 +268,7 @@ class ContaminationAudit:
             same_trajectory=sum(1 for o in overlaps if o.same_trajectory),
             same_tool_sequence=sum(1 for o in overlaps if o.same_tool_sequence),
             max_ngram=max((o.max_ngram for o in overlaps), default=0.0),
-            max_cosine=max(cosines) if cosines else None, dropped=self.dropped)
+            max_cosine=max(cosines) if cosines else None, dropped=self.dropped, held_out=self.held_out,
+            held_out_tasks=tuple(t for t, ps in bench_platforms.items() if ps & held),
+            held_out_only_tasks=tuple(t for t, ps in bench_platforms.items() if ps and ps <= held),
+            held_out_items=tuple(i.task.id for i in items if self._held_out_calls(i.task)))

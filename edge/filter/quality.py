@@ -9,7 +9,10 @@ Rules (each rejection names what it found):
 * Hangul at least ``MIN_HANGUL_RATIO`` of the letters (bench minimum 0.90), and no Han or kana characters
   (Appendix F, Table 8: "전월 대비人口 증감");
 * no ASCII identifier: snake_case or camelCase words, or (with a catalog) a tool, parameter or output-field name;
-* no procedural wording that narrates the tool chain ("조회한 뒤", "호출", "API"): a user asks for an outcome.
+* no procedural wording that narrates the tool chain ("조회한 뒤", "호출", "API"): a user asks for an outcome;
+* a user's voice (``user_voice``, Appendix J): no copied parameter description, no opaque identifier, no code
+  stated as a code where the catalog's code table gives its word; each is its own reason, so the funnel counts
+  them apart (the realiser avoids them; this drops what still slips through).
 
 Near-duplicates: items are taken in id order; one whose character-trigram Jaccard with an earlier kept item is
 at least ``DUPLICATE_JACCARD`` is dropped, and the reason names the kept item (deterministic whatever the input
@@ -38,6 +41,7 @@ from models.errors import EndpointError
 from models.settings import EndpointProfile
 
 from .ngrams import TRIGRAMS, NgramIndex, char_ngrams
+from .user_voice import user_voice_problem
 
 if TYPE_CHECKING:
     from models.client import ChatClient
@@ -160,7 +164,7 @@ async def check_quality_async(items: Sequence[SynthItem], *, catalog: Any = None
     passed: list[SynthItem] = []
     index = NgramIndex(analyzer=TRIGRAMS, threshold=threshold)
     for item in sorted(items, key=lambda i: i.task.id):  # id order: the first of a duplicate pair is kept
-        if problem := rule_problem(item.task.query, identifiers):
+        if problem := rule_problem(item.task.query, identifiers) or user_voice_problem(item, catalog):
             rejections.append(Rejection(item_id=item.task.id, stage=STAGE, reason=problem))
             continue
         grams = char_ngrams(item.task.query)

@@ -5,8 +5,8 @@
 
 Synthesis fills its Table 12 quotas with items that pass the screen, so that the filtered dataset has the size
 and mix asked for. The screen gives the funnel's verdicts because it runs the same checks in the same order on
-items met in id order (the funnel's order): answerability, the quality rules, near-duplicates among earlier
-items that passed the rules, then the n-gram contamination audit. Two checks of the funnel are not here: stage 1
+items met in id order (the funnel's order): answerability, the quality rules (the user-voice ones included),
+near-duplicates among earlier items that passed the rules, then the n-gram contamination audit. Two checks of the funnel are not here: stage 1
 (validity), which replays the committed bundle (synthesis made each call twice already), and the LLM judge
 and MiniLM embeddings, when configured, which run at filter time only; items they refuse are missing from the
 quotas.
@@ -23,6 +23,7 @@ from .answerability import check_answerability
 from .contamination import ContaminationAudit
 from .ngrams import TRIGRAMS, NgramIndex, char_ngrams
 from .quality import DUPLICATE_JACCARD, rule_problem
+from .user_voice import user_voice_problem
 
 __all__ = ["Screen"]
 
@@ -39,7 +40,7 @@ class Screen:
     def __call__(self, item: SynthItem) -> Rejection | None:
         if (rejection := check_answerability(item, self.catalog)) is not None:
             return rejection
-        if problem := rule_problem(item.task.query, self.identifiers):
+        if problem := rule_problem(item.task.query, self.identifiers) or user_voice_problem(item, self.catalog):
             return Rejection(item_id=item.task.id, stage="quality", reason=problem)
         grams = char_ngrams(item.task.query)
         if (hit := self.index.best(grams)) is not None:

@@ -14,7 +14,10 @@ set against the split a model will be scored on, per split task, with the same m
 * ``ngram`` — character-trigram Jaccard of the queries at least ``NGRAM_DROP``;
 * ``embedding`` — only with an embedder (MiniLM, slow to load): cosine at least ``EMBED_DROP`` together with a
   trigram Jaccard at least ``NGRAM_WITH_EMBED`` (the model alone over-rates Korean sentences of one shape);
-* ``trajectory`` — an item's golden calls (tools and arguments, in order) are the task's.
+* ``trajectory`` — an item's golden calls (tools and arguments, in order) are the task's;
+* ``platform`` — only with ``held_out`` (the platforms synthesis held out, Table 14): an item calls a held-out
+  platform the task uses. ``TaskAudit.held_out`` names the task's held-out platforms, so the split's held-out
+  tasks (those a model is scored on without having seen their platforms) are listed.
 
 Every leaking pair is reported, not only the closest, so a copy can be traced to each item that carries it.
 """
@@ -38,7 +41,7 @@ from .ngrams import char_ngrams, jaccard, normalize
 
 __all__ = ["SplitAuditResult", "SplitHit", "TaskAudit", "audit_split"]
 
-HitKind = Literal["verbatim", "ngram", "embedding", "trajectory"]
+HitKind = Literal["verbatim", "ngram", "embedding", "trajectory", "platform"]
 ITEMS_FILE = "items.jsonl"
 
 
@@ -61,6 +64,8 @@ class SplitHit:
             how = "has its query verbatim"
         elif self.kind == "trajectory":
             how = "has its golden trajectory (tools and arguments)"
+        elif self.kind == "platform":
+            how = "calls a platform held out of training that the task uses"
         elif self.kind == "ngram":
             how = f"has a near-duplicate query (character-trigram Jaccard {self.score or 0:.2f} ≥ {NGRAM_DROP})"
         else:
@@ -80,6 +85,7 @@ class TaskAudit:
     max_cosine: float | None  # None without an embedder
     cosine_item: str | None
     hits: tuple[SplitHit, ...]
+    held_out: tuple[str, ...] = ()  # the task's platforms that synthesis held out
 
     @property
     def clean(self) -> bool:
@@ -94,6 +100,12 @@ class SplitAuditResult:
     n_items: int
     tasks: tuple[TaskAudit, ...]
     embedding: bool  # whether the embedding check ran
+    held_out: tuple[str, ...] = ()  # the platforms synthesis held out (``audit_split``'s argument)
+
+    @property
+    def held_out_tasks(self) -> tuple[str, ...]:
+        """The split tasks that use a held-out platform."""
+        return tuple(t.task_id for t in self.tasks if t.held_out)
 
     @property
     def hits(self) -> tuple[SplitHit, ...]:
@@ -114,6 +126,9 @@ class SplitAuditResult:
             leaks = "; ".join(f"{h.kind}: {h.item_id}" for h in t.hits) or "-"
             lines.append(f"{t.task_id:<10} {t.domain:<10} {t.max_ngram:6.2f}{cos}  {leaks}")
         leaked = sum(not t.clean for t in self.tasks)
+        if self.held_out:
+            lines.append(f"held out of training: {', '.join(self.held_out)} ({len(self.held_out_tasks)} split tasks "
+                         "use them)")
         lines.append("clean: no training item leaks a split task" if self.clean else
                      f"NOT CLEAN: {leaked} of {len(self.tasks)} split tasks leaked by {len(self.hits)} "
                      f"(task, item) pair(s)")
@@ -128,10 +143,11 @@ def _items(items: Sequence[SynthItem] | Path | str) -> list[SynthItem]:
 
 
 def audit_split(split: Split, items: Sequence[SynthItem] | Path | str, *,
-                embedder: Embedder | None = None) -> SplitAuditResult:
+                embedder: Embedder | None = None, held_out: Sequence[str] = ()) -> SplitAuditResult:
     """Audit training ``items`` (SynthItems, an exported dataset folder or its items.jsonl) against ``split``.
 
     ``embedder``: also run the embedding check (module doc); without it the audit needs no model and is quick.
+    ``held_out``: platforms synthesis held out; an item calling one that a split task uses leaks that task.
 
     Raises:
         edge.dataset.items_io.DatasetFileError: the folder has no items.jsonl, or a line is not a SynthItem.
@@ -140,6 +156,8 @@ def audit_split(split: Split, items: Sequence[SynthItem] | Path | str, *,
     grams = [char_ngrams(i.task.query) for i in train]
     queries = [normalize(i.task.query) for i in train]
     trajectories = [_trajectory(i.task) for i in train]
+    held = frozenset(held_out)
+    calls_held = [set(i.task.platforms) & held for i in train]  # an item's platforms are those it calls
     cosines = None
     if embedder is not None and train and split.tasks:
         cosines = embedder.embed([t.query for t in split.tasks]) @ embedder.embed([i.task.query for i in train]).T
@@ -159,11 +177,15 @@ def audit_split(split: Split, items: Sequence[SynthItem] | Path | str, *,
                 hits.append(SplitHit(task.id, item_id, "embedding", float(cosines[row][k])))
             if trajectories[k] == trajectory:
                 hits.append(SplitHit(task.id, item_id, "trajectory"))
+            if calls_held[k] & set(task.platforms):
+                hits.append(SplitHit(task.id, item_id, "platform"))
         best = max(range(len(train)), key=scores.__getitem__, default=None)  # ties: the item listed first
         cos_best = None if cosines is None else int(cosines[row].argmax())
         audits.append(TaskAudit(
             task_id=task.id, domain=task.domain, max_ngram=scores[best] if best is not None else 0.0,
             ngram_item=train[best].task.id if best is not None else None,
             max_cosine=float(cosines[row][cos_best]) if cos_best is not None else None,
-            cosine_item=train[cos_best].task.id if cos_best is not None else None, hits=tuple(hits)))
-    return SplitAuditResult(split=split.name, n_items=len(train), tasks=tuple(audits), embedding=cosines is not None)
+            cosine_item=train[cos_best].task.id if cos_best is not None else None, hits=tuple(hits),
+            held_out=tuple(sorted(set(task.platforms) & held))))
+    return SplitAuditResult(split=split.name, n_items=len(train), tasks=tuple(audits), embedding=cosines is not None,
+                            held_out=tuple(sorted(held)))

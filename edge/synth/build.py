@@ -21,13 +21,16 @@ items in Table 12's mix. ``screened`` counts them by reason.
 Every choice is seeded by (seed, attempt) over sorted lists and a batch's plan depends only on earlier batches,
 so the same run file, world and seed give the same calls, the same recording and byte-identical items, whatever
 the number of workers.
+
+``exclude_platforms`` holds platforms out of the corpus (Table 14): their tools leave G* before any walk, so no item
+calls one (``kopa edge synth --exclude-platform``; an item that did anyway would be dropped here).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +45,7 @@ from .answer import remap
 from .attempt import AttemptJob, AttemptResult, SynthDraft, new_draft, replay_calls
 from .execute import Executed, Trace
 from .item import Rejection, SynthItem, TaskType
+from .platforms import held_out_platforms
 from .realise import leaks, realise
 from .runners import AttemptRunner, InProcessAttempts, ProcessAttempts
 from .walk import LiveGraph, edge_key
@@ -69,6 +73,7 @@ class SynthesisRun:
     abandoned: Counter[str] = field(default_factory=Counter)  # attempt dropped: why
     screened: Counter[str] = field(default_factory=Counter)  # made, but refused by the screen: stage and reason
     attempts: int = 0
+    excluded_platforms: tuple[str, ...] = ()  # held out: no item calls a tool of these
 
 
 def quotas(n: int, mix: Mapping[TaskType, float] = TABLE_12) -> dict[TaskType, int]:
@@ -135,13 +140,14 @@ def plan_batch(tally: _Tally, size: int = BATCH) -> list[TaskType]:
 async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, explore: Opener,
                      type_mix: Mapping[TaskType, float] = TABLE_12, writer: Writer | None = None,
                      screen: Screen | None = None, workers: int = 1,
-                     max_attempts: int | None = None) -> SynthesisRun:
+                     max_attempts: int | None = None, exclude_platforms: Sequence[str] = ()) -> SynthesisRun:
     """Up to ``n`` items from the run in ``store``, recorded through ``gateway`` (bench profile, recording), which is
     committed at the end. ``explore`` opens the runtime attempts run on (bench profile, recording nothing): once
     here with ``workers=1``, once per worker process otherwise (it must then be picklable).
 
     Raises:
-        ValueError: n < 1, workers < 1, or a gateway not in the bench profile (golden calls keep key placeholders).
+        ValueError: n < 1, workers < 1, a gateway not in the bench profile (golden calls keep key placeholders), or an
+            unknown platform id in ``exclude_platforms`` (the message names the known ones).
     """
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
@@ -149,8 +155,9 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
         raise ValueError(f"workers must be at least 1, got {workers}")
     if gateway.runtime.profile != "bench":
         raise ValueError(f"synthesize needs a bench-profile gateway, got {gateway.runtime.profile!r}")
+    held_out = held_out_platforms(exclude_platforms)
     catalog = gateway.catalog
-    graph = LiveGraph.from_store(store, catalog)
+    graph = LiveGraph.from_store(store, catalog, exclude_platforms=held_out)
     explorer = None
     runner: AttemptRunner
     if workers == 1:
@@ -158,7 +165,7 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
         runner = InProcessAttempts(explorer.runtime, graph)
     else:
         runner = ProcessAttempts(explore, graph, workers=workers)
-    keeper = _Keeper(gateway, catalog, graph, writer or rule_writer, screen, _Tally(quotas(n, type_mix)))
+    keeper = _Keeper(gateway, catalog, graph, writer or rule_writer, screen, _Tally(quotas(n, type_mix)), held_out)
     limit = max_attempts if max_attempts is not None else 40 * n
     attempt = 0
     try:
@@ -179,16 +186,16 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
         raise DraftError("the items made calls but nothing was recorded")
     pinned = f"{ref.name}@{ref.version}" if ref is not None else ""
     items = [i.model_copy(update={"task": i.task.model_copy(update={"bundle": pinned})}) for i in keeper.kept]
-    return SynthesisRun(sorted(items, key=lambda i: i.task.id), keeper.abandoned, keeper.screened, attempt)
+    return SynthesisRun(sorted(items, key=lambda i: i.task.id), keeper.abandoned, keeper.screened, attempt, held_out)
 
 
 class _Keeper:
     """Takes attempt results in attempt order: class room, query, leaks, re-recording, the screen."""
 
     def __init__(self, gateway: Any, catalog: Any, graph: LiveGraph, writer: Writer, screen: Screen | None,
-                 tally: _Tally):
+                 tally: _Tally, held_out: tuple[str, ...] = ()):
         self.gateway, self.catalog, self.graph, self.writer, self.screen = gateway, catalog, graph, writer, screen
-        self.tally = tally
+        self.tally, self.held_out = tally, held_out
         self.uses: Counter[str] = Counter()
         self.abandoned: Counter[str] = Counter()
         self.screened: Counter[str] = Counter()
@@ -204,6 +211,8 @@ class _Keeper:
             return self._drop(job.want, result.reason or "abandoned")
         if self.tally.got[executed.task_type] >= self.tally.quota.get(executed.task_type, 0):
             return self._drop(job.want, f"made a {executed.task_type.value} item, that class is full")
+        if held := sorted({self.catalog.get(c.tool).platform for c in result.calls} & set(self.held_out)):
+            return self._drop(job.want, f"it calls held-out platform(s) {held}")  # G* has none: a guard
         query, writer_id = self.writer(executed.trace, self.catalog, result.rng)
         trace = executed.trace
         given = [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values()),

@@ -15,7 +15,9 @@ check on one call's result deciding which of two calls runs next.
 
 Every golden call must be a semantic success with records, and a result may span at most ``MAX_PAGES``
 pages; anything else raises ``Abandon`` with the reason. The ``Trace`` holds what the realiser may say
-(start inputs, tools, fields, operators, pivots) and the values that crossed junctions, which it must not.
+(start inputs, tools, fields, operators, pivots) and the values that crossed junctions, which it must not; and,
+for a user-given identifier no user knows, the name the world's records give it (``spoken``: a district code's
+district, a rest-area code's rest area), so the question can name the thing instead of citing its code.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from mcp_gateway.runtime.result import Outcome
 
 from .item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
 from .junctions import as_date, as_number, derive, distinct_values, junction_type, pivots
+from .user_terms import opaque, world_name
 from .walk import LiveGraph, Walk
 
 __all__ = ["MAX_PAGES", "Abandon", "Executed", "Hop", "Trace", "classify", "run_chain", "run_comparison",
@@ -65,6 +68,15 @@ class Trace:
     final: dict[str, Any] = field(default_factory=dict)
     others: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     bound_values: list[str] = field(default_factory=list)
+    spoken: dict[str, tuple[str, str]] = field(default_factory=dict)  # opaque given value → (name's label, name)
+
+    def name_identifiers(self, spec: Any, args: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> None:
+        """Learn the world's names for the opaque identifiers among ``args``, from the records they returned."""
+        for param, value in sorted(args.items()):
+            p = spec.param(param)
+            if p is not None and not p.is_generic and opaque(p, value) and str(value).strip() not in self.spoken:
+                if (named := world_name(spec, param, value, records)) is not None:
+                    self.spoken[str(value).strip()] = named
 
 
 @dataclass
@@ -218,6 +230,7 @@ async def run_chain(draft: Draft, walk: Walk, *, want: TaskType, rng: np.random.
     """Execute ``walk`` steering it toward ``want`` (SEQ, FAN, DRV or MIXED)."""
     records, calls, step = await fetch(draft, walk.start, walk.start_args, 0)
     trace = Trace("chain", walk.start, dict(walk.start_args))
+    trace.name_identifiers(draft.spec(walk.start), walk.start_args, records)
     junctions: list[Junction] = []
     branches: list[tuple[str, list[dict[str, Any]], list[int]]] = [("", records, calls)]
     fanned_drv = False
@@ -300,6 +313,7 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
             raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
         trace.bound_values += crossing
         got, got_calls, after = await fetch(draft, edge.target, args, step)
+        trace.name_identifiers(spec, given, got)
         label = str(representative.get(label_field) or value)
         next_branches.append((label, got, got_calls))
     step = after if len(chosen) == 1 else step + 1 + any(len(c) > 1 for _, _, c in next_branches)
@@ -336,6 +350,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
             raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
         trace.bound_values += crossing
         got, got_calls, _ = await fetch(draft, edge.target, args, step)
+        trace.name_identifiers(spec, givens[-1], got)
         next_branches.append((label, got, got_calls))
     if len(fields) > 1 or any(g != givens[0] for g in givens):
         raise Abandon(f"{edge.source} → {edge.target}: the branches cross it by different fields or arguments")
@@ -455,6 +470,7 @@ async def run_semantic(draft: Draft, graph: LiveGraph, rng: np.random.Generator)
     got1, calls1, _ = await fetch(draft, first, args, 0)
     got2, calls2, _ = await fetch(draft, second, args, 0)
     trace = Trace("sem", first, dict(args), others=[(second, dict(args))], final={"kind": "sum"})
+    trace.name_identifiers(draft.spec(first), args, got1)
     recipe = {"op": "count", "calls": [*calls1, *calls2]}
     return _executed(trace, [], FinalType.SEM, recipe, [("", got1, calls1), ("", got2, calls2)], False)
 
@@ -471,8 +487,10 @@ async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generato
     variants = [dict(seen[i]) for i in picks]
     differing = sorted({key for v in variants for key in v if any(w.get(key) != v.get(key) for w in variants)})
     branches = []
+    names = Trace("cmp", tool, {})
     for args in variants:
         got, calls, _ = await fetch(draft, tool, args, 0)
+        names.name_identifiers(draft.spec(tool), args, got)
         label = str(args.get(differing[0], "")) if len(differing) == 1 else ""
         branches.append((label, got, calls))
     labels = [b[0] for b in branches]
@@ -485,7 +503,8 @@ async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generato
     groups = [{"label": label, "calls": calls} for label, _, calls in branches]
     recipe = {"op": "compare", "groups": groups, "measure": "count", "pick": pick}
     trace = Trace("cmp", tool, variants[0], others=[(tool, v) for v in variants],
-                  final={"kind": "compare", "pick": pick, "tool": tool, "key": _label_key(differing, variants)})
+                  final={"kind": "compare", "pick": pick, "tool": tool, "key": _label_key(differing, variants)},
+                  spoken=names.spoken)
     return _executed(trace, [], FinalType.CMP, recipe, branches, False)
 
 
@@ -519,4 +538,6 @@ async def run_conditional(draft: Draft, graph: LiveGraph, rng: np.random.Generat
               "taken": taken, "then": count if holds else None, "else": None if holds else count}
     trace = Trace("cond", test_tool, dict(test_args), others=[(then_tool, then_args), (else_tool, else_args)],
                   final={"kind": "cond", "cmp": cmp, "threshold": threshold})
+    trace.name_identifiers(draft.spec(test_tool), test_args, got)
+    trace.name_identifiers(draft.spec(tool), args, branch)
     return _executed(trace, [], FinalType.COND, recipe, [("", got, calls), ("", branch, branch_calls)], False)

@@ -5,6 +5,10 @@
 The question is built from what the user may know: the start inputs (naturalised: "20230401" → "2023년 4월
 1일"), values the user chooses for parameters no junction fills, DRV operators with their pivots, and the
 Korean descriptions of tools and fields (parentheticals, English identifiers and procedure words dropped).
+A parameter is named by its label, never by its description's examples or formats ("휴게소명", not
+"휴게소명(예: …)"); a code the catalog's code table explains is said in words ("영업상태가 폐업인", not
+"영업상태코드가 03인"), and an identifier the world's records name is said by that name (``Trace.spoken``), so
+that the question cites what a user knows (``user_terms``).
 Values that crossed a junction are never written; ``leaks`` finds any that slipped in (a start input can
 happen to equal one), and the builder drops such an item. Each junction type and final type has several
 phrasings; the generator picks one of each, so the same trace and seed give the same question.
@@ -20,6 +24,7 @@ import numpy as np
 
 from .execute import Hop, Trace
 from .item import JunctionType
+from .user_terms import label, spoken_code
 
 __all__ = ["leaks", "naturalise", "realise", "topic"]
 
@@ -75,9 +80,11 @@ def _clean(text: str) -> str:
         inner = match.group(1)
         keep = (len(inner) <= 10 and "," not in inner and ":" not in inner and not inner.startswith("예")
                 and not re.search(r"[A-Za-z0-9]", inner))
-        return f"({inner})" if keep else ""
+        return f"\x00{inner}\x01" if keep else ""  # kept parens hidden, so an enclosing one is judged next
 
-    text = _PAREN.sub(paren, text)
+    while (inner_first := _PAREN.sub(paren, text)) != text:  # nested: '(예: 만남의광장(부산)휴게소)' goes whole
+        text = inner_first
+    text = text.replace("\x00", "(").replace("\x01", ")")
     text = _ASCII_WORD.sub(" ", text)
     return re.sub(r"\s+", " ", text).strip(" ,·:")
 
@@ -96,8 +103,18 @@ def field_name(spec: Any, name: str) -> str:
 
 def param_name(spec: Any, name: str) -> str:
     p = spec.param(name)
-    text = re.split(r"[.,;]", _clean(p.description_ko))[0] if p is not None else name
-    return re.sub(r"\s*예\s*$", "", text).strip() or name
+    return (_clean(label(p.description_ko)) if p is not None else "") or name
+
+
+def say(spec: Any, name: str, value: Any, spoken: Mapping[str, tuple[str, str]] | None = None) -> tuple[str, str]:
+    """(what, value) as a user says a parameter's value: a code in the words of its code table, an identifier by the
+    name the world gives it (``spoken``), anything else by the parameter's label and the naturalised value."""
+    p = spec.param(name)
+    if p is not None and (words := spoken_code(p, value)) is not None:
+        return words
+    if spoken and (named := spoken.get(str(value).strip())) is not None:
+        return named
+    return param_name(spec, name), naturalise(value, p.description_ko if p is not None else "")
 
 
 def naturalise(value: Any, description: str = "") -> str:
@@ -112,14 +129,15 @@ def naturalise(value: Any, description: str = "") -> str:
     return text
 
 
-def _conditions(spec: Any, args: Mapping[str, Any]) -> str:
-    """'노선명이 경부선이고 휴게소 표준코드가 000016인' for a tool's user-given arguments."""
-    parts = []
+def _conditions(spec: Any, args: Mapping[str, Any], spoken: Mapping[str, tuple[str, str]] | None = None) -> str:
+    """'노선명이 경부선이고 영업상태가 폐업인' for a tool's user-given arguments."""
+    parts: list[tuple[str, str]] = []
     for name in sorted(args):
         p = spec.param(name)
         if p is None or p.is_generic or args[name] in (None, ""):
             continue
-        parts.append((param_name(spec, name), naturalise(args[name], p.description_ko)))
+        if (part := say(spec, name, args[name], spoken)) not in parts:  # a code named like a given name: once
+            parts.append(part)
     if not parts:
         return ""
     return "이고 ".join(f"{ga(label)} {value}" for label, value in parts) + "인"
@@ -136,11 +154,11 @@ _OPERATOR = {
 }
 
 
-def _hop_phrase(hop: Hop, catalog: Any, choice: int) -> str:
+def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[str, str]]) -> str:
     j = hop.junction
     source, target = catalog.get(j.source), catalog.get(j.target)
     what, to = field_name(source, j.field), topic(target)
-    given = _conditions(target, hop.given)
+    given = _conditions(target, hop.given, spoken)
     to = f"{given} {to}" if given else to
     if hop.each:  # after a fan-out: every branch goes on with its own value
         forms = (f"각각 거기 나온 {what}에 해당하는 {to}", f"그 각각의 {what}로 본 {to}", f"각 {what}의 {to}")
@@ -190,7 +208,8 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
     """(Korean question, phrasing id) for an executed trace."""
     pick = lambda k: int(rng.integers(k))  # noqa: E731 - one draw per choice, in a fixed order
     start = catalog.get(trace.start)
-    opening_args = _conditions(start, trace.start_args)
+    spoken = trace.spoken
+    opening_args = _conditions(start, trace.start_args, spoken)
     if trace.kind == "chain":
         ids = []
         text = f"{opening_args} {topic(start)}" if opening_args else topic(start)
@@ -198,7 +217,7 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
         for hop in trace.hops:
             c = pick(3)
             ids.append(f"{hop.junction.type.value.lower()}{c}")
-            pieces.append(_hop_phrase(hop, catalog, c))
+            pieces.append(_hop_phrase(hop, catalog, c, spoken))
         lead = _chain_lead(pieces, pick(len(_LEADS)), ids)
         final = trace.final
         c = pick({"count": len(_COUNT), "sum": len(_SUM), "cond_tail": 6}.get(final["kind"], 3))
@@ -235,24 +254,25 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
         return (f"{lead}{both} {_SUM[c]}", f"sem{c}.{_SEM_JOIN.index(joined)}")
     if trace.kind == "cmp":
         key = trace.final.get("key")
-        labels = []
+        labels, subjects = [], []
         for _, args in trace.others:
             if key is not None:
-                p = start.param(key)
-                labels.append(naturalise(args[key], p.description_ko if p else ""))
+                what, value = say(start, key, args[key], spoken)
+                labels.append(value)
+                subjects.append(what)
             else:
-                labels.append(_conditions(start, args) + " 경우")
+                labels.append(_conditions(start, args, spoken) + " 경우")
         c = pick(2)
         options = _PICK[trace.final["pick"]]
-        subject = f"{param_name(start, key)} " if key is not None else ""
+        subject = f"{subjects[0]} " if key is not None and len(set(subjects)) == 1 else ""
         return (f"{subject}{', '.join(labels)} 각각의 {eul(topic(start))} 비교하면 {options[c % len(options)]}",
                 f"cmp{c}")
     # cond
     (then_tool, then_args), (else_tool, else_args) = trace.others
     rule = "이상" if trace.final["cmp"] == "ge" else "이하"
     c = pick(2)
-    then_cond = _conditions(catalog.get(then_tool), then_args)
-    else_cond = _conditions(catalog.get(else_tool), else_args)
+    then_cond = _conditions(catalog.get(then_tool), then_args, spoken)
+    else_cond = _conditions(catalog.get(else_tool), else_args, spoken)
     lead = f"{opening_args} " if opening_args else ""
     forms = (f"{lead}{ga(topic(start))} {trace.final['threshold']}건 {rule}이면 {then_cond} "
              f"{ga(topic(catalog.get(then_tool)))} 몇 건인지, 아니면 {else_cond} {ga(topic(catalog.get(else_tool)))} "

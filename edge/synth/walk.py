@@ -20,17 +20,27 @@ Gyeonggi's district datasets) dominate G*:
 * the start tool is drawn platform first, then tool, so each platform starts walks as often as any other.
 * start tools and edges already used by kept items are discounted (``uses``), so the dataset covers the graph
   rather than repeating its likeliest path with other arguments (which the near-duplicate filter drops).
+
+Start inputs are those a user knows (Appendix J): an opaque identifier among Phase A's inputs (a bill id, a
+rest-area code, a district code beside the district's name) is left out where the call does not require it and
+something else still selects, so a chain starts from a name, a region or a year and discovers the identifiers.
+A tool whose every known input needs one keeps them (the realiser may still name the thing from the records).
+
+``exclude_platforms`` (held-out platforms, Table 14) drops every tool of those platforms from G*: no walk, and no
+SEM, CMP or COND template (they draw their tools from the same graph), can call one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from edge.graph.store import GraphStore, StoredEdge
+
+from .user_terms import opaque
 
 __all__ = ["MAX_WALK_EDGES", "LiveGraph", "Walk", "edge_key", "pass_through"]
 
@@ -65,16 +75,17 @@ class LiveGraph:
         return tools[int(rng.choice(len(tools), p=weights / weights.sum()))]
 
     @classmethod
-    def from_store(cls, store: GraphStore, catalog: Any) -> LiveGraph:
+    def from_store(cls, store: GraphStore, catalog: Any, *, exclude_platforms: Collection[str] = ()) -> LiveGraph:
         def usable(tool: str) -> bool:
             spec = catalog.get(tool)
-            return not spec.realtime and not spec.writes_state and spec.endpoint is not None
+            return (not spec.realtime and not spec.writes_state and spec.endpoint is not None
+                    and spec.platform not in exclude_platforms)
 
         outgoing: dict[str, list[StoredEdge]] = {}
         for edge in store.edges(live_only=True):  # sorted by (source, target)
             if usable(edge.source) and usable(edge.target) and not pass_through(edge, catalog.get(edge.source)):
                 outgoing.setdefault(edge.source, []).append(edge)
-        inputs = {tool: [a for a in seen if _semantic(a, catalog.get(tool))]
+        inputs = {tool: _user_known([a for a in seen if _semantic(a, catalog.get(tool))], catalog.get(tool))
                   for tool, seen in sorted(store.inputs_seen().items()) if tool in catalog and usable(tool)}
         inputs = {t: _unique(a) for t, a in inputs.items() if a}
         starts = sorted(t for t in outgoing if t in inputs)
@@ -145,6 +156,17 @@ def _semantic(args: Mapping[str, Any], spec: Any) -> bool:
     """The inputs set at least one non-generic parameter (else the call is only a generic success)."""
     generic = {p.name for p in spec.params if p.is_generic}
     return any(k not in generic and v not in (None, "") for k, v in args.items())
+
+
+def _user_known(seen: Sequence[dict[str, Any]], spec: Any) -> list[dict[str, Any]]:
+    """``seen`` without the opaque identifiers a call can do without; where none is left that still sets a
+    non-generic parameter, ``seen`` as it was."""
+    def known(args: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in args.items()
+                if (p := spec.param(k)) is None or p.required or not opaque(p, v)}
+
+    kept = [k for a in seen if _semantic(k := known(a), spec)]
+    return kept or list(seen)
 
 
 def _unique(seen: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -80,3 +80,22 @@ def test_embedding_similarity_is_measured(minilm):
     (overlap,) = audit.overlaps([near])
     assert overlap.cosine_task == "edu-029" and overlap.max_cosine > 0.9
     assert audit.report([near]).max_cosine == pytest.approx(overlap.max_cosine)
+
+
+def test_held_out_platforms_are_reported_and_an_item_calling_one_is_dropped():
+    # bench: trf-001 (ex), fin-001 (dart, krx), dst-001 (gg); held out: ex
+    eval_set = [bench()[i] for i in ("trf-001", "fin-001", "dst-001")]
+    audit = ContaminationAudit(eval_set, catalog=load_catalog(), held_out=("ex",))
+    on_ex = _new_query("trf-001", "남해선에서 가장 싼 휴게소 음식을 골라 관심목록에 담아 주세요.", "syn-ex")
+    elsewhere = _new_query("edu-029", "세 종목의 다음 실기 접수일을 메모해 주세요. 날짜만 적어 주세요.", "syn-edu")
+    kept, rejections = audit.filter([on_ex, elsewhere])
+    assert [i.task.id for i in kept] == ["syn-edu"]
+    assert rejections[0].item_id == "syn-ex" and "held-out platform(s) ['ex']" in rejections[0].reason
+    report = audit.report(kept)
+    assert report.held_out == ("ex",) and report.held_out_tasks == ("trf-001",) and report.held_out_items == ()
+    assert report.held_out_only_tasks == ("trf-001",)  # its other calls are internal tools
+    rows = {level: ours for level, ours, _ in report.rows()}
+    assert rows["Training items calling a held-out platform"] == "0/1"
+    assert rows["Bench tasks on a held-out platform"] == "1/3 (1 on held-out platforms only)"
+    assert audit.report([on_ex]).held_out_items == ("syn-ex",)
+    assert len(ContaminationAudit(eval_set).report(kept).rows()) == 5  # no platform held out: Table 13 as it was

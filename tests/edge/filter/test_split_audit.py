@@ -79,3 +79,15 @@ def test_the_embedding_check_runs_when_an_embedder_is_given():
     assert result.embedding and result.clean
     assert all(t.max_cosine is not None and t.cosine_item is not None for t in result.tasks)
     assert "cosine" in result.table().splitlines()[1]
+
+
+def test_held_out_platforms_name_the_split_tasks_on_them_and_an_item_calling_one_leaks():
+    on_ex = [t for t in SPLIT.tasks if "ex" in t.platforms]
+    assert on_ex
+    clean = audit_split(SPLIT, [i for i in clean_items() if "ex" not in i.task.platforms], held_out=("ex",))
+    assert clean.clean and clean.held_out_tasks == tuple(t.id for t in on_ex)
+    assert "held out of training: ex" in clean.table()
+    leaking = audit_split(SPLIT, clean_items(), held_out=("ex",))  # syn-trf-001 calls the expressway platform
+    hits = [h for h in leaking.hits if h.kind == "platform"]
+    assert {h.task_id for h in hits} == {t.id for t in on_ex} and {h.item_id for h in hits} >= {"syn-trf-001"}
+    assert "calls a platform held out of training" in str(hits[0])

@@ -1,0 +1,81 @@
+"""The realiser says what a user knows (Appendix J): labels without the description's examples, codes in the
+words of their code table, identifiers by the world's names; walks start from inputs a user knows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edge.filter.user_voice import query_defects
+from edge.synth.execute import Trace
+from edge.synth.realise import param_name, realise, say
+from edge.synth.user_terms import code_table, label, opaque, spoken_code, world_name
+from edge.synth.walk import _user_known
+from mcp_gateway.catalog import load_catalog
+
+CATALOG = load_catalog()
+BRANDS = CATALOG.get("get_rest_area_brands")
+SEOUL = CATALOG.get("seoul_localdata_010101_db")
+GG = CATALOG.get("gg_aed_location")
+
+
+def test_a_parameter_is_named_by_its_label_not_its_description():
+    assert BRANDS.param("stdRestNm").description_ko.startswith("휴게소명(예: 만남의광장(부산)휴게소)")
+    assert param_name(BRANDS, "stdRestNm") == "휴게소명"
+    assert label("의안번호 7자리(예: 2211220)") == "의안번호"
+    assert label("학교급코드: 02 초등학교, 03 중학교, 04 고등학교") == "학교급코드"
+    assert label("기준일자 YYYYMMDD(완전일치)") == "기준일자"
+
+
+def test_a_code_is_said_in_the_words_of_its_code_table():
+    status = SEOUL.param("TRDSTATEGBN")
+    assert code_table(status.description_ko) == {"01": "영업/정상", "02": "휴업", "03": "폐업"}
+    assert spoken_code(status, "03") == ("영업상태", "폐업") and not opaque(status, "03")
+    assert say(SEOUL, "TRDSTATEGBN", "03") == ("영업상태", "폐업")
+    assert code_table("시도교육청코드(B10 서울, C10 부산)") == {"B10": "서울", "C10": "부산"}
+
+
+def test_opaque_identifiers_are_told_from_values_a_user_knows():
+    assert opaque(BRANDS.param("stdRestCd"), "000022") and opaque(GG.param("SIGUN_CD"), "41130")
+    assert not opaque(BRANDS.param("stdRestNm"), "만남의광장(부산)휴게소")
+    assert not opaque(GG.param("SIGUN_NM"), "성남시")
+    bus = next(s for s in CATALOG if s.param("ROUTE_NM") is not None and "번호" in s.param("ROUTE_NM").description_ko)
+    assert not opaque(bus.param("ROUTE_NM"), "6816")  # a bus number is said as a number
+
+
+def test_the_world_names_a_code_from_the_records_it_returned():
+    records = [{"SIGUN_CD": "41130", "SIGUN_NM": "성남시"}, {"SIGUN_CD": "41130", "SIGUN_NM": "성남시"}]
+    assert world_name(GG, "SIGUN_CD", "41130", records) == ("시군명", "성남시")
+    assert world_name(GG, "SIGUN_CD", "41110", records) is None  # no record of it: nothing to say
+
+
+def test_questions_say_words_and_names_and_have_no_defect():
+    rng = np.random.default_rng(0)
+    sem = Trace("sem", SEOUL.name, {"TRDSTATEGBN": "03"}, others=[("seoul_localdata_010101_dd", {"TRDSTATEGBN": "03"})],
+                final={"kind": "sum"})
+    query, _ = realise(sem, CATALOG, rng)
+    assert "영업상태가 폐업인" in query and "03" not in query and "코드" not in query
+    cmp = Trace("cmp", GG.name, {"SIGUN_CD": "41110"}, others=[(GG.name, {"SIGUN_CD": "41110"}),
+                                                               (GG.name, {"SIGUN_CD": "41130"})],
+                final={"kind": "compare", "pick": "max", "tool": GG.name, "key": "SIGUN_CD"},
+                spoken={"41110": ("시군명", "수원시"), "41130": ("시군명", "성남시")})
+    query, _ = realise(cmp, CATALOG, rng)
+    assert query.startswith("시군명 수원시, 성남시 각각의") and "41110" not in query
+
+
+def test_walks_start_from_inputs_a_user_knows():
+    locations = CATALOG.get("list_rest_area_locations")
+    assert _user_known([{"routeName": "경부선", "stdRestCd": "000022"}], locations) == [{"routeName": "경부선"}]
+    only_code = [{"stdRestCd": "000022"}]
+    assert _user_known(only_code, BRANDS) == only_code  # nothing else selects: kept (the world may name it)
+
+
+def test_defect_detection_agrees_with_the_realiser_on_a_stated_code():
+    from tests.edge.filter.items import task_like, wrap
+
+    actions = [{"step": 0, "tool": SEOUL.name, "args": {"TRDSTATEGBN": "03", "KEY": "{seoul_api_key}"}}]
+    raw = wrap(task_like("dst-001", id="syn-raw", query="영업상태코드가 03인 인허가 정보는 몇 건인가요?",
+                         golden_actions=actions, platforms=["seoul"], available_tools=[SEOUL.name]))
+    said = wrap(task_like("dst-001", id="syn-said", query="영업상태가 폐업인 인허가 정보는 몇 건인가요?",
+                          golden_actions=actions, platforms=["seoul"], available_tools=[SEOUL.name]))
+    assert [k for k, _ in query_defects(raw, CATALOG)] == ["the query states a code as a code"]
+    assert query_defects(said, CATALOG) == []
