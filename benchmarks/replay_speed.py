@@ -11,7 +11,10 @@ replays it from the shipped bundle, as its own process over streamable HTTP and 
 the official MCP client. Each round replays the whole session, and after every call the client
 calls ``evaluate_expression`` ("1+1": the gateway's own trivial tool, no upstream, a tiny result)
 on the same session. Per call: p50/p90 over the rounds, the first round's time (the cold call: the
-first in the process), and p50 as a multiple of the trivial tool's p50.
+first in the process), and p50 as a multiple of the trivial tool's p50. Before the first round the client
+lists the tools once, as every agent does to show a model its tools (the SDK's ``call_tool`` would otherwise
+list them inside the first call, to learn the output schemas); that listing and the server's start-up
+(process start to healthy and initialized, the server's warm-up included) are printed on their own.
 
 Goal (a ratio, so it holds across machines): a replayed data call's p50 <= 1.5x the trivial
 tool's, and no replayed call above 10x it (its p90 and its first-round time both count).
@@ -91,10 +94,15 @@ def session_calls(tasks: Path, catalog_names: dict[str, bool]) -> list[Call]:
 class Timings:
     per_call: list[list[float]] = field(default_factory=list)  # call index → ms per round
     trivial: list[float] = field(default_factory=list)
+    list_tools_ms: float = 0.0  # the one tools/list before the first round
+    start_s: float = 0.0  # server start-up: process start → healthy (HTTP) and initialized
 
 
 async def replay_session(client: Client, calls: list[Call], rounds: int) -> Timings:
     timings = Timings(per_call=[[] for _ in calls])
+    started = time.perf_counter()
+    await client.list_tools()
+    timings.list_tools_ms = (time.perf_counter() - started) * 1000
     for _ in range(rounds):
         context: dict[str, Any] = {}
         for i, call in enumerate(calls):
@@ -125,7 +133,8 @@ def summarize(transport: str, calls: list[Call], timings: Timings) -> dict[str, 
         rows.append({"call": call.label, "data": call.data, "p50_ms": p50, "p90_ms": p90, "first_ms": times[0],
                      "p50_ratio": p50 / trivial, "worst_ratio": max(p90, times[0]) / trivial})
     data = [r for r in rows if r["data"]]
-    return {"transport": transport, "trivial_p50_ms": trivial, "trivial_p90_ms": quantile(timings.trivial, 0.9),
+    return {"transport": transport, "start_s": timings.start_s, "list_tools_ms": timings.list_tools_ms,
+            "trivial_p50_ms": trivial, "trivial_p90_ms": quantile(timings.trivial, 0.9),
             "calls": rows, "data_p50_ms": statistics.median(r["p50_ms"] for r in data),
             "worst_data_p50_ratio": max(r["p50_ratio"] for r in data),
             "worst_ratio": max(r["worst_ratio"] for r in rows)}
@@ -135,6 +144,8 @@ def print_summary(figures: dict[str, Any], rounds: int) -> None:
     print(f"\nreplay over {figures['transport']}, {figures.get('output_check', 'sdk')} output check ({rounds} rounds "
           f"of {len(figures['calls'])} calls; trivial tool "
           f"{TRIVIAL[0]} p50 {figures['trivial_p50_ms']:.2f} ms, p90 {figures['trivial_p90_ms']:.2f} ms)")
+    print(f"server start-up {figures['start_s']:.2f} s (to healthy and initialized); tools/list before the first "
+          f"round {figures['list_tools_ms']:.1f} ms")
     print(f"{'call':<58} {'p50 ms':>7} {'p90 ms':>7} {'first':>8} {'p50/triv':>8} {'worst/triv':>10}")
     for r in figures["calls"]:
         print(f"{r['call'][:58]:<58} {r['p50_ms']:>7.2f} {r['p90_ms']:>7.2f} {r['first_ms']:>8.2f} "
@@ -181,8 +192,11 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     try:
         for transport in args.transports:
             opened = (http_session if transport == "http" else stdio_session)(command, env, args.fast_output_check)
+            started = time.perf_counter()
             async with opened as client:
+                start_s = time.perf_counter() - started
                 timings = await replay_session(client, calls, args.rounds)
+                timings.start_s = start_s
             figures = summarize("streamable HTTP" if transport == "http" else "stdio", calls, timings)
             figures["output_check"] = "fast" if args.fast_output_check else "sdk"
             print_summary(figures, args.rounds)

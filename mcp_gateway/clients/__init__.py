@@ -14,6 +14,8 @@ platform's key from the store.
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from typing import Any, Self
 
 import httpx
@@ -57,6 +59,35 @@ class ClientSet:
             key = self.ctx.secrets.key(endpoint.platform)
         return await self.client(endpoint.family).fetch(endpoint, params, page_no=page_no, page_size=page_size,
                                                         key=key, tool=tool)
+
+    def prime_replay(self, endpoint_of: Callable[[str], Endpoint | None], *, budget_s: float = 10.0) -> int:
+        """In a replay, read ahead into the reading cache the recorded bodies of endpoints that answer a whole
+        result at once (``Endpoint.upstream_paged`` False, or local filters: every call of theirs reads the whole
+        list, e.g. the 8,513-company corpCode.xml ZIP); returns how many rows were read. Each is read exactly as the
+        first call would read it (``PlatformClient.read_replayed``, the same key), so a call served from it
+        returns what it would have. ``endpoint_of``: tool name → its endpoint (None: unknown or built-in).
+        Stops after ``budget_s`` seconds; the cache's bounds hold as for any reading."""
+        recorder, bundle = self.ctx.recorder, self.ctx.recorder.bundle if self.ctx.recorder is not None else None
+        if bundle is None or not recorder.mode.replays or self.ctx.readings is None:  # type: ignore[union-attr]
+            return 0
+        deadline = time.perf_counter() + budget_s
+        tools, offsets, lengths = bundle.column("tool"), bundle.column("body_offset"), bundle.column("body_length")
+        read = 0
+        for row, tool in enumerate(tools):
+            endpoint = endpoint_of(tool) if tool else None
+            if endpoint is None or (endpoint.upstream_paged and not endpoint.local_filters):
+                continue
+            client = self.clients.get(endpoint.family)
+            if client is None:
+                continue
+            recorded = bundle.response(row)
+            response = httpx.Response(recorded.status, headers=recorded.headers, content=recorded.body,
+                                      request=httpx.Request("GET", "http://replay.invalid/"))
+            client.read_replayed(endpoint, response, (bundle.version, offsets[row], lengths[row]))
+            read += 1
+            if time.perf_counter() > deadline:
+                break
+        return read
 
     async def aclose(self) -> None:
         await self.ctx.aclose()

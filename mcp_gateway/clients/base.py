@@ -70,6 +70,10 @@ class UpstreamPage:
     http_status: int | None = None
     attempts: int = 1
     url: str | None = None  # with every key redacted
+    # A replayed page read straight from one cached reading: what the page is a function of (the reading's key,
+    # which names the recorded bytes for good, and the page asked for), with no key or secret in it. None for a
+    # live or recorded answer, one assembled from recorded pages, or a failure before any answer.
+    replay_key: tuple[Any, ...] | None = None
 
 
 @dataclass
@@ -148,12 +152,35 @@ class PlatformClient(ABC):
         try:
             reading, response, attempts = await self._send(endpoint, request)
         except ReplayMiss as miss:
-            return await self._from_recorded_pages(endpoint, params, sent, page_no, page_size, key, tool, miss)
+            used: list[httpx.Response | None] = []
+            page = await self._from_recorded_pages(endpoint, params, sent, page_no, page_size, key, tool, miss, used)
+            if used and all(isinstance(r, httpx.Response) for r in used):  # the readings it was made of, in order
+                keys = [self._page_key(endpoint, r, params, page_no, page_size) for r in used]  # type: ignore[arg-type]
+                if all(k is not None for k in keys) and self.ctx.readings is not None:
+                    page.replay_key = ("pages", tuple(k[0] for k in keys), *keys[0][1:])  # type: ignore[index]
+            return page
         if reading.failure is None:
             if self._records_whole_results(endpoint, reading, page_no):
                 await self._record_whole_result(endpoint, sent, key, tool, reading.total or 0, (page_no, page_size))
             reading = self._paged(endpoint, params, reading, page_no, page_size)
-        return self._page(reading, response, params, key, attempts, str(request.url))
+        page = self._page(reading, response, params, key, attempts, str(request.url))
+        if isinstance(reading, CachedReading) and response is not None:
+            page.replay_key = self._page_key(endpoint, response, params, page_no, page_size)
+        return page
+
+    def _page_key(self, endpoint: Endpoint, response: httpx.Response, params: dict[str, Any], page_no: int,
+                  page_size: int) -> tuple[Any, ...] | None:
+        """What a page made of a replayed response is a function of (besides this context's key and secrets, which
+        stay out of it): the reading, the params (typed: 1, 1.0 and True differ as filter values), the page."""
+        stamp = response.extensions.get(REPLAY_BODY_EXTENSION)
+        if stamp is None:
+            return None
+        try:
+            typed = tuple(sorted((k, type(v).__name__, v) for k, v in params.items()))
+            hash(typed)
+        except TypeError:  # an unhashable value: not cached
+            return None
+        return self.reading_key(endpoint, response, stamp), typed, page_no, page_size
 
     def _request(self, endpoint: Endpoint, sent: dict[str, Any], page_no: int, page_size: int, key: str,
                  tool: str | None) -> httpx.Request:
@@ -195,8 +222,9 @@ class PlatformClient(ABC):
 
     async def _from_recorded_pages(self, endpoint: Endpoint, params: dict[str, Any], sent: dict[str, Any],
                                    page_no: int, page_size: int, key: str, tool: str | None,
-                                   miss: ReplayMiss) -> UpstreamPage:
-        """Serve a page that was not recorded as such from recorded pages of the same query."""
+                                   miss: ReplayMiss, used: list[httpx.Response | None]) -> UpstreamPage:
+        """Serve a page that was not recorded as such from recorded pages of the same query (``used``: each
+        response it read, in order)."""
         start, end = (page_no - 1) * page_size, page_no * page_size
         url = self.ctx.redact(str(self._request(endpoint, sent, page_no, page_size, key, tool).url), key)
         for size in sorted(miss.pages, reverse=True):  # largest pages first: fewest lookups
@@ -204,14 +232,14 @@ class PlatformClient(ABC):
             first = start // size + 1 if start // size + 1 in have else 1
             if first not in have:
                 continue
-            reading, response = await self._replayed(endpoint, sent, first, size, key, tool)
+            reading, response = await self._replayed(endpoint, sent, first, size, key, tool, used)
             if reading.failure is not None:
                 return self._page(reading, response, params, key, 1, url)
             total = len(reading.records) if reading.total is None else reading.total
             if start >= total:  # past the end: the upstream's own answer there, when recorded
                 past = -(-total // size) + 1
                 if past in have:
-                    reading, response = await self._replayed(endpoint, sent, past, size, key, tool)
+                    reading, response = await self._replayed(endpoint, sent, past, size, key, tool, used)
                     return self._page(reading, response, params, key, 1, url)
                 return self._page(replace(reading, records=[], total=total), None, params, key, 1, url)
             if len(reading.records) >= total:  # one answer holds the whole result (or paging was ignored)
@@ -223,7 +251,7 @@ class PlatformClient(ABC):
             for p in pages:
                 part = reading
                 if p != first:
-                    part, response = await self._replayed(endpoint, sent, p, size, key, tool)
+                    part, response = await self._replayed(endpoint, sent, p, size, key, tool, used)
                     if part.failure is not None:
                         return self._page(part, response, params, key, 1, url)
                 records.extend(part.records)
@@ -233,8 +261,10 @@ class PlatformClient(ABC):
         return UpstreamPage(Outcome.REPLAY_MISS, message=str(miss), attempts=1, url=url)
 
     async def _replayed(self, endpoint: Endpoint, sent: dict[str, Any], page: int, size: int, key: str,
-                        tool: str | None) -> tuple[Reading, httpx.Response | None]:
-        return await self._once(endpoint, self._request(endpoint, sent, page, size, key, tool))
+                        tool: str | None, used: list[httpx.Response | None]) -> tuple[Reading, httpx.Response | None]:
+        reading, response = await self._once(endpoint, self._request(endpoint, sent, page, size, key, tool))
+        used.append(response if isinstance(reading, CachedReading) else None)  # only a cached reading is keyed
+        return reading, response
 
     @staticmethod
     def _paged(endpoint: Endpoint, params: dict[str, Any], reading: Reading, page_no: int,
@@ -262,9 +292,19 @@ class PlatformClient(ABC):
         stamp = response.extensions.get(REPLAY_BODY_EXTENSION)
         if stamp is None or self.ctx.readings is None:  # live or recorded (or no cache): read every time
             return self._classify(endpoint, response), response
-        key = (stamp, response.status_code, response.headers.get("content-type"), self.family, endpoint.platform,
-               endpoint.base, endpoint.path, endpoint.path_params, endpoint.list_key, endpoint.upstream_paged)
-        return self.ctx.readings.get_or_read(key, lambda: self._classify(endpoint, response)), response
+        return self.read_replayed(endpoint, response, stamp), response
+
+    def reading_key(self, endpoint: Endpoint, response: httpx.Response, stamp: tuple[str, int, int]) -> tuple[Any, ...]:
+        """What a replayed body's reading depends on: the body's bytes for good (``stamp``: bundle version, offset,
+        length), the status, the content type, this family and the endpoint fields a reader looks at."""
+        return (stamp, response.status_code, response.headers.get("content-type"), self.family, endpoint.platform,
+                endpoint.base, endpoint.path, endpoint.path_params, endpoint.list_key, endpoint.upstream_paged)
+
+    def read_replayed(self, endpoint: Endpoint, response: httpx.Response, stamp: tuple[str, int, int]) -> Reading:
+        """The reading of a replayed response, from the context's cache (read and kept on a miss)."""
+        assert self.ctx.readings is not None
+        return self.ctx.readings.get_or_read(self.reading_key(endpoint, response, stamp),
+                                             lambda: self._classify(endpoint, response))
 
     def _classify(self, endpoint: Endpoint, response: httpx.Response) -> Reading:
         undecodable: ValueError | None = None

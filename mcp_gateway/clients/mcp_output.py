@@ -78,9 +78,12 @@ def _type_check(declared: Any) -> Check | None:
     others = tuple(_OTHER[n] for n in names if n in _OTHER)
     nullable = "null" in names
     if not others:
-        if nullable:
-            return lambda x: x is None or isinstance(x, classes)
-        return lambda x: isinstance(x, classes)
+        accepted = (*classes, type(None)) if nullable else classes
+
+        def by_class(x: Any) -> bool:
+            return isinstance(x, accepted)
+        by_class.classes = accepted  # type: ignore[attr-defined]  # an object's check inlines it (no call per field)
+        return by_class
 
     def check(x: Any) -> bool:
         return (nullable and x is None) or isinstance(x, classes) or any(o(x) for o in others)
@@ -121,6 +124,12 @@ def _compile(schema: Any) -> Check | None:
 
     if type_check is _always and not props and not required and item_check is None:
         return _always
+    if not props and not required and item_check is None:
+        return type_check  # a plain type check (its classes, if any, go with it)
+    # Properties checked by class alone (``{"type": ["string", "null"]}``, a record's usual field) are one
+    # isinstance each, inline; the others call their own check.
+    by_class: dict[str, tuple[type, ...]] = {n: c.classes for n, c in props.items() if hasattr(c, "classes")}
+    by_call = {n: c for n, c in props.items() if n not in by_class}
 
     def check(x: Any) -> bool:
         if not type_check(x):
@@ -132,9 +141,14 @@ def _compile(schema: Any) -> Check | None:
             if props:
                 if len(x) <= len(props):
                     for name, value in x.items():
-                        sub = props.get(name)
-                        if sub is not None and not sub(value):
-                            return False
+                        classes = by_class.get(name)
+                        if classes is not None:
+                            if not isinstance(value, classes):
+                                return False
+                        else:
+                            sub = by_call.get(name)
+                            if sub is not None and not sub(value):
+                                return False
                 else:
                     for name, sub in props.items():
                         if name in x and not sub(x[name]):

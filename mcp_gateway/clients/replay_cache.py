@@ -183,4 +183,82 @@ class ReadingCache:
 SHARED = ReadingCache()  # the process's cache: every ClientContext uses it unless given its own
 
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_ENTRIES", "SHARED", "CachedReading", "ReadingCache", "estimate_bytes"]
+# ---- replayed results, encoded ------------------------------------------------------------------------------------
+
+RESULTS_MAX_BYTES = 64 * 2**20
+RESULTS_MAX_ENTRIES = 4096
+
+
+@dataclass(frozen=True)
+class EncodedResult:
+    """A replayed call's MCP result less its per-call ``_meta``: the structured content and its JSON text.
+
+    Shared by every call that hits it; never mutated (the SDK serializes it into fresh objects per response)."""
+
+    structured: dict[str, Any]
+    text: str
+    is_error: bool
+
+
+def estimate_result_bytes(result: EncodedResult) -> int:
+    """The text plus the structured content (its records sampled as ``estimate_bytes`` samples a reading's)."""
+    size = sys.getsizeof(result.text) + _deep({k: v for k, v in result.structured.items() if k != "records"})
+    records = result.structured.get("records") or []
+    if records:
+        step = max(1, len(records) // SAMPLE)
+        sample = records[::step][:SAMPLE]
+        size += sys.getsizeof(records) + int(sum(_deep(r) for r in sample) * len(records) / len(sample))
+    return size
+
+
+class ResultCache:
+    """LRU of ``EncodedResult`` by a result's replay key (``ToolResult.replay_key``: the tool and the page key of the
+    replayed reading, so the bundle version and the recorded bytes; never a key or a secret), bounded by estimated
+    bytes and entries; thread-safe. In memory only: nothing of it is written anywhere.
+
+    The key holds everything a replayed result's structured content is a function of within one runtime (its
+    catalog, its secrets and the key it fills in stay fixed): one cache per runtime, never shared between runtimes.
+    """
+
+    def __init__(self, *, max_bytes: int = RESULTS_MAX_BYTES, max_entries: int = RESULTS_MAX_ENTRIES):
+        if max_bytes < 0 or max_entries < 0:
+            raise ValueError(f"bounds must be >= 0 (max_bytes={max_bytes}, max_entries={max_entries})")
+        self.max_bytes, self.max_entries = max_bytes, max_entries
+        self._entries: OrderedDict[Hashable, tuple[EncodedResult, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.bytes = 0
+        self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get_or_encode(self, key: Hashable, encode: Callable[[], EncodedResult]) -> EncodedResult:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return found[0]
+            self.misses += 1
+        encoded = encode()
+        cost = estimate_result_bytes(encoded)
+        if cost > self.max_bytes or self.max_entries == 0:
+            return encoded  # larger than the whole bound: served, not kept
+        with self._lock:
+            if key not in self._entries:
+                self._entries[key] = (encoded, cost)
+                self.bytes += cost
+                while self.bytes > self.max_bytes or len(self._entries) > self.max_entries:
+                    _, (_, dropped) = self._entries.popitem(last=False)
+                    self.bytes -= dropped
+        return encoded
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0
+
+
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_ENTRIES", "RESULTS_MAX_BYTES", "RESULTS_MAX_ENTRIES", "SHARED",
+           "CachedReading", "EncodedResult", "ReadingCache", "ResultCache", "estimate_bytes",
+           "estimate_result_bytes"]

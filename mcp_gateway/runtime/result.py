@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 
 class OutcomeGroup(StrEnum):
@@ -72,6 +72,14 @@ class ToolResult(BaseModel):
     correlation_id: str | None = None
     upstream: dict[str, Any] | None = Field(None, description="the upstream exchange for the audit log: redacted URL, "
                                                               "HTTP status, attempts (never shown to the model)")
+
+    # A replayed result: what its structured content is a function of (tool, page key of the replayed reading);
+    # None otherwise. The server keeps replayed results' encodings under it (``replay_cache.ResultCache``).
+    _replay_key: tuple[Any, ...] | None = PrivateAttr(default=None)
+
+    @property
+    def replay_key(self) -> tuple[Any, ...] | None:
+        return self._replay_key
 
     @property
     def is_error(self) -> bool:

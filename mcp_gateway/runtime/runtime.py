@@ -121,10 +121,13 @@ class ToolRuntime:
             semantic = any(p.kind is ParamKind.NORMAL and args.get(p.name) not in (None, "") for p in spec.params)
             outcome = Outcome.SEMANTIC_SUCCESS if semantic else Outcome.GENERIC_SUCCESS
         message = None if outcome.ok else self.secrets.redact(page.message or f"upstream answered {page.code}")
-        return ToolResult(tool=spec.name, outcome=outcome, records=_as_declared(spec, page.records),
-                          total_count=page.total,
-                          page_no=page_no, page_size=page_size, upstream_code=page.code, message=message,
-                          upstream={"url": page.url, "http_status": page.http_status, "attempts": page.attempts})
+        result = ToolResult(tool=spec.name, outcome=outcome, records=_as_declared(spec, page.records),
+                            total_count=page.total,
+                            page_no=page_no, page_size=page_size, upstream_code=page.code, message=message,
+                            upstream={"url": page.url, "http_status": page.http_status, "attempts": page.attempts})
+        if page.replay_key is not None:  # the page's key covers the upstream params, hence the outcome too
+            result._replay_key = (spec.name, page.replay_key)
+        return result
 
     def _key(self, spec: ToolSpec, args: dict[str, Any], session: Session) -> str | ToolResult:
         platform = spec.endpoint.platform if spec.endpoint else spec.platform

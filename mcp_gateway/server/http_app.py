@@ -33,10 +33,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from ..clients.replay_cache import ResultCache
 from .body_limit import BodySizeLimit
 from .mcp_server import DEFAULT_PAGE_SIZE, RuntimeProtocol, build_mcp_server
 from .telemetry import Telemetry
 from .toolset import ToolSet
+from .warm import warm_up
 
 DEFAULT_TOOLSET = "all"
 
@@ -79,21 +81,24 @@ class SessionEndHook:
 
 def create_gateway_app(runtime: RuntimeProtocol, *, tokens: set[str], toolsets: Mapping[str, ToolSet],
                        page_size: int = DEFAULT_PAGE_SIZE, telemetry: Telemetry | None = None,
-                       resources: Sequence[contextlib.AbstractAsyncContextManager[Any]] = ()) -> Starlette:
+                       resources: Sequence[contextlib.AbstractAsyncContextManager[Any]] = (),
+                       warm: bool = True) -> Starlette:
     """The Starlette app; run it with its lifespan on (the session managers live there).
 
     ``resources`` (the runtime's ``ClientSet``, ...) are entered and closed in the lifespan, so
-    their connections belong to the event loop that serves the app.
+    their connections belong to the event loop that serves the app. ``warm``: the lifespan does
+    what the first calls would pay before serving (``warm.warm_up``).
     """
     if not tokens:
         raise ValueError("the gateway needs at least one bearer token (configuration: gateway tokens)")
     if DEFAULT_TOOLSET not in toolsets:
         raise ValueError(f"toolsets must include {DEFAULT_TOOLSET!r}, which /mcp serves")
     telemetry = telemetry or Telemetry()
+    results = ResultCache()  # replayed results' encodings, shared by the tool sets of this one runtime
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[Route] = []
     for name, toolset in toolsets.items():
-        server = build_mcp_server(runtime, toolset, page_size=page_size, telemetry=telemetry)
+        server = build_mcp_server(runtime, toolset, page_size=page_size, telemetry=telemetry, results=results)
         manager = StreamableHTTPSessionManager(app=server, json_response=True)
         managers.append(manager)
         endpoint = RequireAuthMiddleware(SessionEndHook(StreamableHTTPASGIApp(manager), runtime), required_scopes=[])
@@ -114,6 +119,8 @@ def create_gateway_app(runtime: RuntimeProtocol, *, tokens: set[str], toolsets: 
                 await stack.enter_async_context(resource)
             for manager in managers:
                 await stack.enter_async_context(manager.run())
+            if warm:
+                warm_up(runtime)  # before the first request: what the first calls would otherwise pay
             yield
 
     routes += [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]

@@ -27,6 +27,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 
 from ..catalog.spec import TOOL_NAME_MAX, ToolSpec
+from ..clients.replay_cache import EncodedResult, ResultCache
 from ..limits import InputLimits, LimitExceeded
 from ..runtime.result import Outcome, ToolResult
 from ..runtime.validation import describe
@@ -109,11 +110,23 @@ def decode_cursor(cursor: str, total: int) -> int:
     return offset
 
 
+def encode(structured: dict[str, Any], *, is_error: bool) -> EncodedResult:
+    """Structured content plus the same as compact JSON text, for clients that read only text.
+
+    The MCP spec (2025-06-18 on): a tool with an output schema MUST return structured content that conforms
+    to it, and SHOULD also return it serialized as JSON in a text block for backwards compatibility. Both are
+    kept: many clients show a model only the text.
+    """
+    return EncodedResult(structured, json.dumps(structured, ensure_ascii=False, separators=(",", ":")), is_error)
+
+
+def _call_result(encoded: EncodedResult, meta: dict[str, Any] | None = None) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=encoded.text)],
+                                structured_content=encoded.structured, is_error=encoded.is_error, meta=meta)
+
+
 def _content(structured: dict[str, Any], *, is_error: bool, meta: dict[str, Any] | None = None) -> types.CallToolResult:
-    """Structured content plus the same as compact JSON text, for clients that read only text."""
-    text = json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured,
-                                is_error=is_error, meta=meta)
+    return _call_result(encode(structured, is_error=is_error), meta)
 
 
 def _failure(tool: str, outcome: Outcome, message: str) -> ToolResult:
@@ -162,10 +175,12 @@ _META_BY_NAME = {t.name: t for t in _META_TOOLS}
 class GatewayHandlers:
     """The ``tools/list`` and ``tools/call`` handlers of one tool set."""
 
-    def __init__(self, runtime: RuntimeProtocol, toolset: ToolSet, *, page_size: int, telemetry: Telemetry) -> None:
+    def __init__(self, runtime: RuntimeProtocol, toolset: ToolSet, *, page_size: int, telemetry: Telemetry,
+                 results: ResultCache | None = None) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
         self.runtime, self.toolset, self.page_size, self.telemetry = runtime, toolset, page_size, telemetry
+        self.results = results if results is not None else ResultCache()  # replayed results, encoded once
         specs = toolset.resolve(runtime.catalog)
         self.specs = {s.name: s for s in specs}
         self.local_session = f"local-{uuid.uuid4().hex}"  # stdio / in-process: one client per server
@@ -240,7 +255,11 @@ class GatewayHandlers:
 
     def _result(self, result: ToolResult) -> types.CallToolResult:
         meta = {CORRELATION_META_KEY: result.correlation_id} if result.correlation_id else None
-        return _content(result.structured(), is_error=result.is_error, meta=meta)
+        if result.replay_key is None:
+            return _content(result.structured(), is_error=result.is_error, meta=meta)
+        encoded = self.results.get_or_encode(result.replay_key,
+                                             lambda: encode(result.structured(), is_error=result.is_error))
+        return _call_result(encoded, meta)
 
     def _search(self, args: dict[str, Any]) -> types.CallToolResult:
         query, limit = args["query"], args.get("limit", 10)  # checked by check_meta_arguments
@@ -252,9 +271,12 @@ class GatewayHandlers:
 
 
 def build_mcp_server(runtime: RuntimeProtocol, toolset: ToolSet, *, page_size: int = DEFAULT_PAGE_SIZE,
-                     telemetry: Telemetry | None = None) -> Server[Any]:
-    """A low-level MCP ``Server`` offering ``toolset`` of ``runtime``'s catalog."""
-    handlers = GatewayHandlers(runtime, toolset, page_size=page_size, telemetry=telemetry or Telemetry())
+                     telemetry: Telemetry | None = None, results: ResultCache | None = None) -> Server[Any]:
+    """A low-level MCP ``Server`` offering ``toolset`` of ``runtime``'s catalog.
+
+    ``results``: where replayed results' encodings are kept (one per runtime; a new one when not given)."""
+    handlers = GatewayHandlers(runtime, toolset, page_size=page_size, telemetry=telemetry or Telemetry(),
+                               results=results)
     instructions = ("도구가 많아 검색 모드로 제공합니다: search_tools로 찾고 call_tool로 호출하세요."
                     if toolset.mode == "search" else None)
     server: Server[Any] = Server(f"kopa-gateway/{toolset.name}", version="0.1.0", instructions=instructions,
