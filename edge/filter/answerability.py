@@ -14,7 +14,8 @@ Three rules, each explainable from the item alone:
 * **answer not in the query** — no accepted answer occurs in the query (spaces and thousands separators
   ignored; numbers only at number boundaries, so "12" does not match "2012"), unless it is one of the options
   the query offers to compare: golden calls of one tool pass two or more values of one parameter, all named
-  in the query, and the answer is one of them ("세원은로직스, 동양시스템 중 … 더 낮은 쪽").
+  in the query, and the answer is one of them ("세원은로직스, 동양시스템 중 … 더 낮은 쪽"), or a comparison's branch
+  labels (its recipe's) are all named in the query ("영업상태 영업/정상, 폐업 각각의 …", the calls passing 01 and 03).
 * **not solvable by the first call** — a trajectory of a single call is answered by that call. When the
   recipe names the golden calls the answer reads (``recipe["answer_calls"]``: indexes in golden order) and that
   is the first call alone in a multi-call trajectory, the later calls are decorative (Appendix F, Stage 2).
@@ -23,7 +24,7 @@ Three rules, each explainable from the item alone:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from bench.task import Task
@@ -83,13 +84,17 @@ def _occurs(value: str, query: str, min_chars: int = _MIN_CHARS) -> bool:
     return len(squeezed) >= min_chars and squeezed.casefold() in squeezed_query.casefold()
 
 
-def leaked_answer(task: Task) -> str | None:
+def leaked_answer(task: Task, labels: Iterable[str] = ()) -> str | None:
     """The first accepted answer that the query itself holds, or None.
 
     Answers of two characters count ("서울", "42"); a one-character one ("예", "3") matches by chance too often.
-    A judge task's accepted answer is a reference text: leaked only when the query quotes it whole.
+    A judge task's accepted answer is a reference text: leaked only when the query quotes it whole. ``labels``:
+    a comparison's branch labels (its recipe's), options too when the query names every one of them (a code said
+    in words, "영업/정상, 폐업 중", whose calls pass the codes).
     """
-    options = _options(task)
+    labels = [str(label) for label in labels]
+    options = _options(task) | (set(labels) if len(labels) >= 2 and all(
+        _occurs(label, task.query, min_chars=2) for label in labels) else set())
     for answer in task.accepted_answers:
         if _occurs(answer.strip(), task.query, min_chars=2) and answer.strip() not in options:
             return answer
@@ -126,7 +131,7 @@ def check_answerability(item: SynthItem, catalog: Any = None) -> Rejection | Non
         if _occurs(value, task.query):
             return reject(f"the query holds the intermediate value {value!r} ({tool}.{param}), "
                           "which the chain has to discover")
-    if (answer := leaked_answer(task)) is not None:
+    if (answer := leaked_answer(task, [g.get("label", "") for g in item.recipe.get("groups", ())])) is not None:
         return reject(f"the query holds the answer {answer!r}: it is derivable from the query alone")
     if len(task.golden_actions) == 1:
         return reject(f"a single call ({task.golden_actions[0].tool}) answers it: solvable by its first call only")

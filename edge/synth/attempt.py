@@ -23,13 +23,16 @@ from bench.taskset.draft import Draft, DraftError
 
 from .execute import Abandon, Executed, run_chain, run_comparison, run_conditional, run_semantic
 from .item import TaskType
+from .lookups import add_lookups
 from .walk import LiveGraph
 
 __all__ = ["AttemptJob", "AttemptResult", "GoldenInvocation", "SynthDraft", "attempt_id", "replay_calls",
            "run_attempt"]
 
-# (min, max) edges of the sequential walk that starts an attempt steered toward each class
-WALK_EDGES = {TaskType.SEQ: (1, 4), TaskType.FAN: (1, 2), TaskType.DRV: (1, 4), TaskType.MIXED: (2, 5)}
+# (min, max) edges of the sequential walk that starts an attempt steered toward each class. A FAN chain ends at
+# its fan-out, so its walk has one edge (a longer one would only steer the first edge toward tools that go on);
+# SEQ and MIXED ask for two and three at least (Table 10's depth), a chain still ending early where G* does.
+WALK_EDGES = {TaskType.SEQ: (2, 4), TaskType.FAN: (1, 1), TaskType.DRV: (1, 4), TaskType.MIXED: (3, 5)}
 
 
 def attempt_id(seed: int, attempt: int) -> str:
@@ -110,6 +113,7 @@ async def run_attempt(runtime: Any, graph: LiveGraph, job: AttemptJob) -> Attemp
     draft = new_draft(runtime, job.seed, job.attempt, job.want)
     try:
         executed, reason = await _execute(draft, graph, job, rng), None
+        await add_lookups(draft, executed, graph)  # a name the question gives becomes its code by a golden call
     except (Abandon, DraftError) as exc:
         executed, reason = None, str(exc)
     return AttemptResult(job, executed, reason, draft.invocations, draft.page_records, rng)

@@ -227,7 +227,8 @@ class _Keeper:
             draft.answer_number(executed.answer[0])
         else:
             draft.answer_string(*executed.answer)
-        draft.tags += sorted({j.type.value.lower() for j in executed.junctions} | {executed.task_type.value.lower()})
+        draft.tags += sorted({j.type.value.lower() for j in executed.junctions} | {executed.task_type.value.lower()}
+                             | ({"lookup"} if trace.lookups else set()))  # a name the question gives is looked up
         draft.notes = f"EDGE Phase B {executed.task_type.value} from {self.graph.run}"
         item = _item(draft, executed, writer_id, _PENDING, self.catalog, job.seed, self.graph.run)
         self.kept.append(item)

@@ -36,7 +36,7 @@ from mcp_gateway.runtime.result import Outcome
 
 from .item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
 from .junctions import as_date, as_number, derive, distinct_values, junction_type, pivots
-from .user_terms import opaque, world_name
+from .user_terms import name_field, opaque, spoken_code
 from .walk import LiveGraph, Walk
 
 __all__ = ["MAX_PAGES", "Abandon", "Executed", "Hop", "Trace", "classify", "run_chain", "run_comparison",
@@ -69,14 +69,18 @@ class Trace:
     others: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     bound_values: list[str] = field(default_factory=list)
     spoken: dict[str, tuple[str, str]] = field(default_factory=dict)  # opaque given value → (name's label, name)
+    named_from: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # value → (tool, code field, name field)
+    lookups: list[Hop] = field(default_factory=list)  # name → code calls added before a named value's first use
 
     def name_identifiers(self, spec: Any, args: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> None:
         """Learn the world's names for the opaque identifiers among ``args``, from the records they returned."""
         for param, value in sorted(args.items()):
             p = spec.param(param)
             if p is not None and not p.is_generic and opaque(p, value) and str(value).strip() not in self.spoken:
-                if (named := world_name(spec, param, value, records)) is not None:
-                    self.spoken[str(value).strip()] = named
+                if (found := name_field(spec, param, value, records)) is not None:
+                    code, name, what, said = found
+                    self.spoken[str(value).strip()] = (what, said)
+                    self.named_from[str(value).strip()] = (spec.name, code, name)
 
 
 @dataclass
@@ -88,6 +92,7 @@ class Executed:
     recipe: dict[str, Any]  # call indices are the draft's (``answer.remap`` turns them into golden ones)
     answer: tuple[str, ...]  # accepted answers, the first the canonical one
     number: bool
+    fanned_drv: bool = False  # a DRV's selection fanned out (the FAN pattern without a FAN junction)
 
 
 def classify(junctions: Sequence[Junction], final: FinalType | None, *, fanned_drv: bool = False) -> TaskType:
@@ -422,7 +427,7 @@ def _executed(trace: Trace, junctions: list[Junction], final: FinalType, recipe:
     flat = _records_view(recipe, by_call)
     answer = _safe(recompute, recipe, flat)
     return Executed(trace, junctions, final, classify(junctions, final, fanned_drv=fanned_drv), recipe,
-                    (answer,), response_type(recipe).value == "number")
+                    (answer,), response_type(recipe).value == "number", fanned_drv)
 
 
 def _records_view(recipe: Mapping[str, Any], by_call: Mapping[int, list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
@@ -493,6 +498,9 @@ async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generato
         names.name_identifiers(draft.spec(tool), args, got)
         label = str(args.get(differing[0], "")) if len(differing) == 1 else ""
         branches.append((label, got, calls))
+    if len(differing) == 1:  # the answer names a branch as the question does: a code's word, an identifier's name
+        p = draft.spec(tool).param(differing[0])
+        branches = [(_said(p, label, names.spoken), got, calls) for label, got, calls in branches]
     labels = [b[0] for b in branches]
     if len(differing) == 1 and all(labels) and len(set(labels)) == len(labels):
         pick = ("max", "min", "diff")[int(rng.integers(3))] if k == 2 else ("max", "min")[int(rng.integers(2))]
@@ -506,6 +514,13 @@ async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generato
                   final={"kind": "compare", "pick": pick, "tool": tool, "key": _label_key(differing, variants)},
                   spoken=names.spoken)
     return _executed(trace, [], FinalType.CMP, recipe, branches, False)
+
+
+def _said(param: Any, value: str, spoken: Mapping[str, tuple[str, str]]) -> str:
+    """``value`` as the realiser says it (``realise.say``): its code table's word, the world's name, or itself."""
+    if value and param is not None and (word := spoken_code(param, value)) is not None:
+        return word[1]
+    return spoken[value][1] if value in spoken else value
 
 
 def _label_key(differing: list[str], variants: list[dict[str, Any]]) -> str | None:

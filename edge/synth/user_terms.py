@@ -17,7 +17,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["code_table", "identifier_param", "label", "opaque", "spoken_code", "strip_parens", "world_name"]
+__all__ = ["code_table", "identifier_param", "label", "name_field", "opaque", "spoken_code", "strip_parens",
+           "world_name"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _ENTRY = re.compile(r"^([A-Za-z0-9]{1,10})(?:\s*=\s*|\s+)([가-힣0-9][^=→]*?)\s*$")  # '03 폐업', '22 = 제22대 국회'
@@ -94,6 +95,14 @@ def world_name(spec: Any, param: str, value: Any, records: Sequence[Mapping[str,
     """(the name field's label, the name) the world's records give the code ``value`` of ``param``: the records
     whose field of the same name holds ``value`` agree on one value of a name field of the same stem
     (SIGUN_CD → SIGUN_NM, stdRestCd → stdRestNm, SD_SCHUL_CODE → SCHUL_NM)."""
+    found = name_field(spec, param, value, records)
+    return None if found is None else found[2:]
+
+
+def name_field(spec: Any, param: str, value: Any,
+               records: Sequence[Mapping[str, Any]]) -> tuple[str, str, str, str] | None:
+    """(code field, name field, the name field's label, name): ``world_name``'s answer with the fields a name
+    lookup needs."""
     fields = {f.name.lower(): f for f in spec.output}
     code_field = fields.get(param.lower())
     stem = _stem(param, _CODE_SUFFIX)
@@ -107,5 +116,5 @@ def world_name(spec: Any, param: str, value: Any, records: Sequence[Mapping[str,
         if other == stem or stem.endswith(other) or other.endswith(stem):
             names = {str(r.get(f.name, "")).strip() for r in matching}
             if len(names) == 1 and (name := names.pop()) and _HANGUL.search(name):
-                return label(f.description_ko) or f.name, name
+                return code_field.name, f.name, label(f.description_ko) or f.name, name
     return None

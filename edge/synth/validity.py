@@ -4,6 +4,9 @@ success, and the answer recomputes from the replayed records to the stored one.
     gateway = open_gateway(upstream="replay", profile="bench", home=home, cassettes=cassettes, bundle=ref)
     kept, rejected = await check_validity(items, gateway)      # rejected: Rejection(stage="validity", ...)
 
+Every identifier a golden call takes must be in the question or in an earlier step's replayed records
+(``grounding``): an agent cannot reproduce a trajectory that starts from a code nobody gave it.
+
 The replay is strict (a request the bundle lacks is a replay miss), and the calls are made as an episode
 makes them: in a fresh bench session, with each platform's episode key from the system state's key action
 in place of the ``{<platform>_api_key}`` placeholder.
@@ -18,6 +21,7 @@ from bench.agents.base import resolve_placeholders
 from mcp_gateway.runtime.result import Outcome
 
 from .answer import RecipeError, recompute
+from .grounding import UNGROUNDED, ungrounded
 from .item import Rejection, SynthItem
 
 __all__ = ["check_validity", "replay_records", "validity_problem"]
@@ -59,6 +63,8 @@ async def validity_problem(item: SynthItem, gateway: Any) -> str | None:
     stored = item.task.accepted_answers[0] if item.task.accepted_answers else None
     if answer != stored:
         return f"the replayed records give the answer {answer!r}, the item says {stored!r}"
+    if missing := ungrounded(item, records, gateway.catalog):
+        return f"{UNGROUNDED} ({', '.join(missing)})"
     return None
 
 

@@ -18,6 +18,8 @@ Gyeonggi's district datasets) dominate G*:
   question already gave: it executes, so Phase A keeps it, but a trajectory over it has a decorative step.
   Walks skip it.
 * the start tool is drawn platform first, then tool, so each platform starts walks as often as any other.
+* while the walk wants more edges, it takes only edges whose target has an edge onward (where any has): a
+  walk asked for four edges does not end at its first sink when another choice goes on.
 * start tools and edges already used by kept items are discounted (``uses``), so the dataset covers the graph
   rather than repeating its likeliest path with other arguments (which the near-duplicate filter drops).
 
@@ -81,12 +83,14 @@ class LiveGraph:
             return (not spec.realtime and not spec.writes_state and spec.endpoint is not None
                     and spec.platform not in exclude_platforms)
 
+        seen_inputs = store.inputs_seen()
         outgoing: dict[str, list[StoredEdge]] = {}
         for edge in store.edges(live_only=True):  # sorted by (source, target)
-            if usable(edge.source) and usable(edge.target) and not pass_through(edge, catalog.get(edge.source)):
+            if usable(edge.source) and usable(edge.target) and \
+                    not pass_through(edge, catalog.get(edge.source), seen_inputs.get(edge.source, ())):
                 outgoing.setdefault(edge.source, []).append(edge)
         inputs = {tool: _user_known([a for a in seen if _semantic(a, catalog.get(tool))], catalog.get(tool))
-                  for tool, seen in sorted(store.inputs_seen().items()) if tool in catalog and usable(tool)}
+                  for tool, seen in sorted(seen_inputs.items()) if tool in catalog and usable(tool)}
         inputs = {t: _unique(a) for t, a in inputs.items() if a}
         starts = sorted(t for t in outgoing if t in inputs)
         return cls(outgoing, inputs, store.path.name, starts, {t: catalog.get(t).platform for t in starts})
@@ -124,6 +128,8 @@ class LiveGraph:
             options = [e for e in self.outgoing.get(node, ()) if e.target not in seen]
             if not options:
                 break
+            if len(path) + 1 < edges:  # more edges wanted: an edge the walk can go on from, where there is one
+                options = [e for e in options if self._onward(e.target, seen | {e.target})] or options
             weights = np.array([max(e.posterior.mean, 1e-9) / (1 + uses.get(edge_key(e), 0)) for e in options])
             edge = options[int(rng.choice(len(options), p=weights / weights.sum()))]
             path.append(edge)
@@ -131,25 +137,37 @@ class LiveGraph:
             seen.add(node)
         return Walk(start, args, tuple(path))
 
+    def _onward(self, node: str, seen: set[str]) -> bool:
+        return any(e.target not in seen for e in self.outgoing.get(node, ()))
+
 
 def edge_key(edge: Any) -> str:
     """The key ``uses`` counts an edge by (a StoredEdge, or a Junction crossing it)."""
     return f"{edge.source}->{edge.target}"
 
 
-def pass_through(edge: StoredEdge, source: Any) -> bool:
-    """Every output field the edge binds is a parameter of its source, and the source takes no other input: any
-    call of the source was given the value the edge hands on.
+def pass_through(edge: StoredEdge, source: Any, seen: Sequence[Mapping[str, Any]] = ()) -> bool:
+    """Every output field the edge binds is a parameter of its source, the source takes no other input, and no
+    input Phase A saw work for the source (``seen``) leaves one of those parameters unset: any call of the source
+    was given the value the edge hands on.
 
     A source with another input (a bill vote list asked by assembly term, a district statistic asked by category)
-    can discover the bound value from its records: such an edge stays, and ``run_chain`` drops a trajectory only
-    where the values that actually crossed were given by the question.
+    can discover the bound value from its records, and so can one seen to work without it (the rest areas' menus
+    asked by route alone carry every rest area's code): such an edge stays, and ``run_chain`` drops a trajectory
+    only where the values that actually crossed were given by the question.
     """
     params = {p.name.lower() for p in source.params}
     fields = {s["field"].lower() for s in edge.plan if s["kind"] == "upstream" and s.get("field")}
     if not fields or not fields <= params:
         return False
-    return not any(not p.is_generic and p.name.lower() not in fields for p in source.params)
+    if any(not p.is_generic and p.name.lower() not in fields for p in source.params):
+        return False
+    return not any(_semantic(args, source) and not fields <= _set(args) for args in seen)
+
+
+def _set(args: Mapping[str, Any]) -> set[str]:
+    """The parameters ``args`` gives a value, lower-cased."""
+    return {k.lower() for k, v in args.items() if v not in (None, "")}
 
 
 def _semantic(args: Mapping[str, Any], spec: Any) -> bool:
