@@ -57,6 +57,28 @@ def sandbox_upstream(version: str = "v1") -> InProcessSandbox:
     return InProcessSandbox(TEST_DATA_DIR, version=version, scale=TEST_SCALE)
 
 
+def shared_tiny_smollm2() -> Path:
+    """SmolLM2's shape cut to 2 layers, random weights (seed 0), the real tokenizer: built once per machine under
+    TEST_DATA_DIR (a file lock for the xdist workers; built aside and renamed, so a half-built folder is never
+    read) and only read by the tests that use it."""
+    import fcntl
+    import shutil
+
+    from models.checkpoints import is_checkpoint, tiny_checkpoint
+
+    folder = TEST_DATA_DIR / "models" / "smollm2-tiny-2-layers-seed-0"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not is_checkpoint(folder):
+            aside = folder.with_name(folder.name + f".building-{os.getpid()}")
+            shutil.rmtree(aside, ignore_errors=True)
+            tiny_checkpoint(aside, layers=2, seed=0)
+            shutil.rmtree(folder, ignore_errors=True)
+            aside.rename(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def world() -> Iterator[World]:
     """The v1 world the platform tests run against."""

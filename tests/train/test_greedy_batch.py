@@ -14,6 +14,8 @@ from bench.agents.step import TokenTrace
 from train.engines.trl.generate import GreedyBatch, torch_policy
 from train.engines.trl.tokens import ChatTemplateTokens
 
+from ..conftest import shared_tiny_smollm2
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
 
@@ -22,11 +24,9 @@ QUERIES = ["서울 지하철 2호선 역 목록을 알려줘", "What is 2+2?", "
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from models.checkpoints import tiny_checkpoint
     from train.engines.trl.model import load_for_inference, resolve_model
 
-    folder = tiny_checkpoint(tmp_path_factory.mktemp("models") / "smollm2-tiny", layers=2, seed=0)
-    return load_for_inference(resolve_model(folder, home=folder.parent))
+    return load_for_inference(resolve_model(shared_tiny_smollm2(), home=tmp_path_factory.mktemp("home")))
 
 
 async def start(trace: TokenTrace, query: str) -> None:

@@ -15,6 +15,8 @@ import pytest
 
 from train.engines.trl.kv_reuse import EpisodeCache, greedy_decode
 
+from ..conftest import shared_tiny_smollm2
+
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
 
@@ -34,12 +36,10 @@ def gemma_with_a_short_window():
     return Gemma3ForCausalLM(config).eval()
 
 
-def tiny_smollm2(folder):
-    from models.checkpoints import tiny_checkpoint
+def tiny_smollm2(home):
     from train.engines.trl.model import load_for_inference, resolve_model
 
-    checkpoint = tiny_checkpoint(folder / "smollm2-tiny", layers=2, seed=0)
-    model, _ = load_for_inference(resolve_model(checkpoint, home=folder))
+    model, _ = load_for_inference(resolve_model(shared_tiny_smollm2(), home=home))
     return model.eval()
 
 

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from appliance.train_cli import train_app
 
+from ..conftest import shared_tiny_smollm2
 from .conftest import CASSETTES, as_item, bench_tasks, replayed
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
@@ -54,10 +55,8 @@ def sft_dataset(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    from models.checkpoints import tiny_checkpoint
-
-    return tiny_checkpoint(tmp_path_factory.mktemp("models") / "smollm2-tiny", layers=2, seed=0)
+def tiny() -> Path:
+    return shared_tiny_smollm2()
 
 
 @pytest.fixture
@@ -151,8 +150,8 @@ def test_a_killed_run_continues_from_its_last_checkpoint_and_ends_as_an_unbroken
     cut = tmp_path / "cut"
     with pytest.raises(_Killed):
         train(cut, KillAtStep2())
-    assert latest_trainer_checkpoint(cut) == cut / "checkpoint-2"  # only the latest is kept
-    assert sorted(p.name for p in cut.glob("checkpoint-*")) == ["checkpoint-2"]
+    assert latest_trainer_checkpoint(cut) == cut / "checkpoint-2"
+    assert sorted(p.name for p in cut.glob("checkpoint-*")) == ["checkpoint-2"]  # only the latest is kept
     assert not (cut / "checkpoint").exists()
     with (cut / "metrics.jsonl").open("a") as f:  # a step the kill cut short logged a line: it is trained again
         f.write(json.dumps({"step": 3, "loss": 99.0}) + "\n")
