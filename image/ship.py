@@ -12,23 +12,16 @@ Prints their sizes and sha256.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import subprocess
 from pathlib import Path
+
+from recorder.cassette.bundle import file_sha256
 
 from .buildah import Buildah
 from .sbom import make_sbom
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def destinations(dist: Path, tag: str) -> dict[str, str]:
@@ -57,7 +50,7 @@ def ship(folder: Path, tag: str, wheelhouse: Path) -> dict:
     if public_key.exists():
         files[public_key.name] = dist / public_key.name
         files[public_key.name].write_bytes(public_key.read_bytes())
-    sums = {name: sha256(path) for name, path in files.items()}
+    sums = {name: file_sha256(path) for name, path in files.items()}
     (dist / "SHA256SUMS").write_text("".join(f"{digest}  {name}\n" for name, digest in sums.items()), encoding="utf-8")
     return {"dist": str(dist), "sbom_components": len(sbom.get("components", [])), "sbom_spec": sbom.get("specVersion"),
             "files": {name: {"bytes": path.stat().st_size, "gb": round(path.stat().st_size / 1e9, 3),

@@ -115,14 +115,15 @@ def _deep(value: Any) -> int:
     return sys.getsizeof(value)
 
 
-class ReadingCache:
-    """LRU of ``CachedReading`` by key, bounded by estimated bytes and by entries; thread-safe."""
+class _BoundedLRU:
+    """An LRU bounded by estimated bytes and by entries; thread-safe. A value larger than the whole bound is served,
+    not kept. What the two caches below share."""
 
-    def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES, max_entries: int = DEFAULT_MAX_ENTRIES):
+    def __init__(self, *, max_bytes: int, max_entries: int):
         if max_bytes < 0 or max_entries < 0:
             raise ValueError(f"bounds must be >= 0 (max_bytes={max_bytes}, max_entries={max_entries})")
         self.max_bytes, self.max_entries = max_bytes, max_entries
-        self._entries: OrderedDict[Hashable, tuple[CachedReading, int]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.bytes = 0
         self.hits = self.misses = 0
@@ -130,7 +131,8 @@ class ReadingCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get_or_read(self, key: Hashable, read: Callable[[], Reading]) -> CachedReading:
+    def _found(self, key: Hashable) -> Any | None:
+        """The value kept under ``key`` (now the most recent), counted as a hit; None, counted as a miss."""
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
@@ -138,27 +140,28 @@ class ReadingCache:
                 self.hits += 1
                 return found[0]
             self.misses += 1
-        parsed = read()  # outside the lock: two concurrent misses read twice, and store once
-        reading = CachedReading(parsed.failure, parsed.records, parsed.total, parsed.code, parsed.message)
-        self._put(key, reading, estimate_bytes(reading))
-        return reading
+            return None
 
-    def _put(self, key: Hashable, reading: CachedReading, cost: int) -> None:
+    def _put(self, key: Hashable, value: Any, cost: int, on_kept: Callable[[], None] | None = None) -> None:
+        """Keep ``value`` (unless a concurrent miss kept one first, or it exceeds the bound); ``on_kept`` runs under
+        the lock once it is kept, before any other thread can find it."""
         if cost > self.max_bytes or self.max_entries == 0:
-            return  # larger than the whole bound: served, not kept
+            return
         with self._lock:
             if key in self._entries:
                 return
-            self._entries[key] = (reading, cost)
+            self._entries[key] = (value, cost)
             self.bytes += cost
-            reading._grown = lambda n, key=key: self._add(key, n)
-            self._evict()
+            if on_kept is not None:
+                on_kept()
+            self._evict(keep=key)
 
     def _add(self, key: Hashable, nbytes: int) -> None:
+        """An entry grew by ``nbytes`` after it was kept."""
         with self._lock:
             found = self._entries.get(key)
             if found is None:
-                return  # evicted meanwhile: its indexes go with it
+                return  # evicted meanwhile: what grew goes with it
             self._entries[key] = (found[0], found[1] + nbytes)
             self.bytes += nbytes
             self._evict(keep=key)
@@ -178,6 +181,26 @@ class ReadingCache:
         with self._lock:
             self._entries.clear()
             self.bytes = 0
+
+
+class ReadingCache(_BoundedLRU):
+    """LRU of ``CachedReading`` by key, bounded by estimated bytes and by entries; thread-safe."""
+
+    def __init__(self, *, max_bytes: int = DEFAULT_MAX_BYTES, max_entries: int = DEFAULT_MAX_ENTRIES):
+        super().__init__(max_bytes=max_bytes, max_entries=max_entries)
+
+    def get_or_read(self, key: Hashable, read: Callable[[], Reading]) -> CachedReading:
+        found = self._found(key)
+        if found is not None:
+            return found
+        parsed = read()  # outside the lock: two concurrent misses read twice, and store once
+        reading = CachedReading(parsed.failure, parsed.records, parsed.total, parsed.code, parsed.message)
+
+        def count_its_indexes() -> None:  # the indexes a reading builds later count against the bound
+            reading._grown = lambda n: self._add(key, n)
+
+        self._put(key, reading, estimate_bytes(reading), on_kept=count_its_indexes)
+        return reading
 
 
 SHARED = ReadingCache()  # the process's cache: every ClientContext uses it unless given its own
@@ -211,7 +234,7 @@ def estimate_result_bytes(result: EncodedResult) -> int:
     return size
 
 
-class ResultCache:
+class ResultCache(_BoundedLRU):
     """LRU of ``EncodedResult`` by a result's replay key (``ToolResult.replay_key``: the tool and the page key of the
     replayed reading, so the bundle version and the recorded bytes; never a key or a secret), bounded by estimated
     bytes and entries; thread-safe. In memory only: nothing of it is written anywhere.
@@ -221,42 +244,15 @@ class ResultCache:
     """
 
     def __init__(self, *, max_bytes: int = RESULTS_MAX_BYTES, max_entries: int = RESULTS_MAX_ENTRIES):
-        if max_bytes < 0 or max_entries < 0:
-            raise ValueError(f"bounds must be >= 0 (max_bytes={max_bytes}, max_entries={max_entries})")
-        self.max_bytes, self.max_entries = max_bytes, max_entries
-        self._entries: OrderedDict[Hashable, tuple[EncodedResult, int]] = OrderedDict()
-        self._lock = threading.Lock()
-        self.bytes = 0
-        self.hits = self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
+        super().__init__(max_bytes=max_bytes, max_entries=max_entries)
 
     def get_or_encode(self, key: Hashable, encode: Callable[[], EncodedResult]) -> EncodedResult:
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return found[0]
-            self.misses += 1
+        found = self._found(key)
+        if found is not None:
+            return found
         encoded = encode()
-        cost = estimate_result_bytes(encoded)
-        if cost > self.max_bytes or self.max_entries == 0:
-            return encoded  # larger than the whole bound: served, not kept
-        with self._lock:
-            if key not in self._entries:
-                self._entries[key] = (encoded, cost)
-                self.bytes += cost
-                while self.bytes > self.max_bytes or len(self._entries) > self.max_entries:
-                    _, (_, dropped) = self._entries.popitem(last=False)
-                    self.bytes -= dropped
+        self._put(key, encoded, estimate_result_bytes(encoded))
         return encoded
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.bytes = 0
 
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_ENTRIES", "RESULTS_MAX_BYTES", "RESULTS_MAX_ENTRIES", "SHARED",

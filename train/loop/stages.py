@@ -17,7 +17,6 @@ trainer checkpoint, metrics and probes).
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 import os
 import shutil
@@ -27,6 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from recorder.cassette.bundle import file_sha256
+
 __all__ = ["DONE_FILE", "LoopError", "Stage"]
 
 DONE_FILE = "done.json"
@@ -34,14 +35,6 @@ DONE_FILE = "done.json"
 
 class LoopError(ValueError):
     """The loop cannot go on: bad settings, a corrupt stage, a contaminated split; the message says which."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _files(folder: Path, names: Iterable[str]) -> list[Path]:
@@ -84,7 +77,7 @@ class Stage:
             path = self.dir / rel
             if not path.is_file():
                 raise LoopError(f"stage {self.name}: its output {rel} is missing; {redo}")
-            if path.stat().st_size != expected["bytes"] or _sha256(path) != expected["sha256"]:
+            if path.stat().st_size != expected["bytes"] or file_sha256(path) != expected["sha256"]:
                 raise LoopError(f"stage {self.name}: its output {rel} changed since the stage finished; {redo}")
         return record
 
@@ -102,7 +95,7 @@ class Stage:
 
     def finish(self, outputs: Iterable[str], figures: dict[str, Any] | None = None) -> dict[str, Any]:
         """Record the stage as done: its outputs (files or folders under the stage folder) hashed, and its figures."""
-        files = {str(p.relative_to(self.dir)): {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+        files = {str(p.relative_to(self.dir)): {"bytes": p.stat().st_size, "sha256": file_sha256(p)}
                  for p in _files(self.dir, outputs)}
         record = {"stage": self.name, "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
                   "seconds": round(time.monotonic() - self.started, 1) if self.started else None,
