@@ -23,10 +23,12 @@ def test_kopa_agent_serve_prints_its_plan_without_starting_anything():
 
 
 def test_the_dockerfile_installs_offline_as_a_non_root_user_with_a_healthcheck():
+    import re
     from pathlib import Path
 
-    lines = [line.strip() for line in (Path(__file__).parents[2] / "Dockerfile").read_text().splitlines()
-             if line.strip() and not line.lstrip().startswith("#")]
+    text = (Path(__file__).parents[2] / "Dockerfile").read_text()
+    text = re.sub(r"\\\n\s*", " ", text)  # one line per instruction: continuation lines joined
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     install = next(line for line in lines if "pip install" in line and line.startswith("RUN"))
     assert install.startswith("RUN --network=none ") and "--no-index --find-links /wheelhouse" in install
     users = [line.split()[1] for line in lines if line.startswith("USER ")]
