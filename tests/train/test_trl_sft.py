@@ -235,3 +235,38 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(home, sft_dataset, tmp
                 "row-without-assistant": "sft.jsonl:1: the row has no assistant turn"}[case]
     assert expected in lines[0]
     assert not (home / "train").exists() and not (home / "models").exists()
+
+
+def test_the_lm_head_scores_only_trained_positions_on_the_cpu_with_the_same_loss(sft_dataset, tiny, tmp_path,
+                                                                                  monkeypatch):
+    """``score_labeled_positions_only``: TRL's fused head projects the ~200 labeled positions of a row instead of all
+    ~3,000 (half of a CPU step with Gemma's vocabulary), and the loss is the one every position gives."""
+    import torch
+    from trl.trainer import utils
+
+    from train.engines.trl.fused_head import score_labeled_positions_only
+    from train.engines.trl.sft import build_trainer, prepare
+
+    projected: list[int] = []
+    apply = utils._ChunkedLogProbFunction.apply
+
+    def counting(hidden, *args):
+        projected.append(hidden.shape[0])
+        return apply(hidden, *args)
+
+    monkeypatch.setattr(utils._ChunkedLogProbFunction, "apply", counting)
+    rows, _source, model, tokenizer = prepare(sft_dataset, home=tmp_path, model=tiny, seed=0, max_length=MAX_LENGTH)
+    trainer = build_trainer(rows, model, tokenizer, tmp_path / "out", max_steps=1, seed=0, learning_rate=1e-4,
+                            max_length=MAX_LENGTH)
+    batch = next(iter(trainer.get_train_dataloader()))
+    labeled = int((batch["labels"][:, 1:] != -100).sum())
+    positions = batch["labels"][:, 1:].numel()
+    model.eval()  # no LoRA dropout: both paths see the same network
+    with torch.no_grad():
+        every = trainer.compute_loss(model, dict(batch))
+        with score_labeled_positions_only() as switched:
+            only_labeled = trainer.compute_loss(model, dict(batch))
+    assert switched
+    assert projected == [positions, labeled] and 0 < labeled < positions / 5
+    assert torch.allclose(every, only_labeled, rtol=1e-5, atol=1e-6), (float(every), float(only_labeled))
+    assert utils._use_triton(torch.device("cpu")) is False  # the switch is TRL's own again after the context

@@ -34,11 +34,10 @@ writes it (``train.engines.trl.sft.write_checkpoint``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import math
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +49,7 @@ from train.reward import RECORD_KEY, score_record
 from train.runs import new_run_dir
 from train.tasks import TaskIndex, decode_json
 
+from .fused_head import score_labeled_positions_only
 from .generate import torch_policy
 from .model import LoraSettings, load_for_training, resolve_model
 from .sft import write_checkpoint
@@ -205,25 +205,6 @@ class EpisodeRollouts:
 # ---------------------------------------------------------------------------------------------- the run
 
 
-@contextlib.contextmanager
-def _score_completions_only() -> Iterator[None]:
-    """TRL's fused LM head scores only the completion's positions where Triton runs (CUDA, XPU) and every position
-    of prompt and completion elsewhere (to keep tile shapes fixed for compiled backends). On the CPU, where nothing
-    is compiled, a rollout's prompt (the tool list: ~8,600 SmolLM2 tokens) times the vocabulary made that cost 10x
-    the rest of a step; here the CPU takes the completion-only path too, for the time of the run (same log-probs)."""
-    from trl.trainer import utils
-
-    original = getattr(utils, "_use_triton", None)
-    if original is None:  # a TRL without the switch: nothing to do
-        yield
-        return
-    utils._use_triton = lambda device: device.type == "cpu" or original(device)
-    try:
-        yield
-    finally:
-        utils._use_triton = original
-
-
 def _metrics_callback(rollouts: EpisodeRollouts, path: Path, on_step: Callable[[dict[str, Any]], None] | None) -> Any:
     from transformers import TrainerCallback
 
@@ -317,7 +298,7 @@ def run_grpo(dataset_dir: Path, *, home: Path, model: Path | None = None, max_st
                           processing_class=tokenizer, rollout_func=rollouts,
                           callbacks=[_metrics_callback(rollouts, run / "metrics.jsonl", on_step)])
     try:
-        with _score_completions_only():
+        with score_labeled_positions_only():
             trainer.train()
     finally:
         rollouts.close()

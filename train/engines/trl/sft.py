@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .fused_head import score_labeled_positions_only
 from .model import LoraSettings, ModelInputError, ModelSource, load_for_training, resolve_model
 
 __all__ = ["DEFAULT_MAX_LENGTH", "RECIPE", "TEMPLATE", "CheckpointInfo", "build_trainer", "check_settings", "fit_rows",
@@ -269,7 +270,8 @@ def run_prepared(prepared: tuple[list[dict[str, Any]], ModelSource, Any, Any], *
     trainer = build_trainer(rows, peft_model, tokenizer, run_dir, max_steps=max_steps, seed=seed,
                             learning_rate=learning_rate, max_length=max_length, save_every=save_every,
                             callbacks=[_step_logger(metrics, on_step), *callbacks])
-    trainer.train(resume_from_checkpoint=str(start) if start else None)
+    with score_labeled_positions_only():  # the LM head over the trained tokens only: ~2x faster a step on the CPU
+        trainer.train(resume_from_checkpoint=str(start) if start else None)
     write_checkpoint(trainer.model, tokenizer, run_dir / "checkpoint", source)
     for folder in _trainer_checkpoints(run_dir):  # the final adapter is written: the resume points are spent
         shutil.rmtree(folder)
