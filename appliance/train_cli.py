@@ -458,6 +458,10 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
          items: Annotated[int | None, typer.Option(min=1, help="EDGE items the loop synthesizes")] = None,
          seeds: Annotated[str | None, typer.Option(help="evaluation seeds, comma-separated (default 0,1,2)")] = None,
          sft_steps: Annotated[int | None, typer.Option(min=1)] = None,
+         sft_learning_rate: Annotated[float | None, typer.Option(
+             help="SFT learning rate (default 2e-4)")] = None,
+         probe_every: Annotated[int | None, typer.Option(min=1, help="SFT steps between learning-curve probes "
+                                                                     "(default 10)")] = None,
          grpo_steps: Annotated[int | None, typer.Option(min=1)] = None,
          split: Annotated[str | None, typer.Option(help="eval split name or file (default eval-v1)")] = None,
          status: Annotated[bool, typer.Option("--status", help="print the --run folder's stages and its figures so "
@@ -489,13 +493,20 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
         return
     overrides: dict[str, Any] = {k: v for k, v in {"model": model, "dataset": dataset, "edge_graph": graph,
                                                    "edge_items": items,
-                                                   "sft_steps": sft_steps, "grpo_steps": grpo_steps,
+                                                   "sft_steps": sft_steps, "sft_learning_rate": sft_learning_rate,
+                                                   "probe_every": probe_every, "grpo_steps": grpo_steps,
                                                    "split": split}.items() if v is not None}
     try:
         if seeds is not None:
             overrides["seeds"] = tuple(int(s) for s in seeds.split(",") if s.strip())
         loop_settings = LoopSettings.quick(**overrides) if quick else LoopSettings(**overrides)
-    except (ValueError, ValidationError) as exc:
+    except ValidationError as exc:  # a setting out of range: name it and say why
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        name = {"edge_items": "--items", "edge_graph": "--graph"}.get(field, "--" + field.replace("_", "-"))
+        err.print(f"[red]kopa train loop: bad option {escape(name)}: {escape(first['msg'])}[/red]")
+        raise typer.Exit(2) from None
+    except ValueError as exc:
         err.print(f"[red]kopa train loop: bad option: {escape(str(exc).splitlines()[0])}[/red]")
         raise typer.Exit(2) from None
     folder = run or settings.home_dir / "train" / "loops" / f"loop-{datetime.now(UTC):%Y%m%d-%H%M%S}"

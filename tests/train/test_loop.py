@@ -160,3 +160,12 @@ def test_episodes_played_twice_are_refused_not_counted_twice(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in (row, other, row)))
     with pytest.raises(LoopError, match=r"episodes.jsonl:3: fin-001 seed 0 was already played on line 1"):
         read_episodes(path)
+
+
+@pytest.mark.parametrize(("option", "value", "says"), [("--sft-learning-rate", "0", "greater than 0"),
+                                                       ("--sft-learning-rate", "nan", "greater than 0")])
+def test_a_bad_training_setting_is_named_and_nothing_is_written(tmp_path, option, value, says):
+    done = loop({"KOPA_HOME": str(tmp_path / "home"), "COLUMNS": "200"}, tmp_path / "run", option, value)
+    assert done.exit_code == 2
+    assert option in done.output and says in done.output, done.output
+    assert not (tmp_path / "run").exists()
