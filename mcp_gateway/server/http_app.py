@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import (
@@ -35,10 +37,12 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..clients.replay_cache import ResultCache
 from .body_limit import BodySizeLimit
-from .mcp_server import DEFAULT_PAGE_SIZE, RuntimeProtocol, build_mcp_server
+from .mcp_server import DEFAULT_PAGE_SIZE, ListedTools, RuntimeProtocol, build_mcp_server
 from .telemetry import Telemetry
 from .toolset import ToolSet
 from .warm import warm_up
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_TOOLSET = "all"
 
@@ -79,6 +83,16 @@ class SessionEndHook:
         await self.app(scope, receive, reset_then_send)
 
 
+def _run_all(work: Sequence[Callable[[], Any]]) -> None:
+    """Start-up work left until the app serves; a failure is logged and left to the request that meets it."""
+    for job in work:
+        try:
+            job()
+        except Exception as exc:  # noqa: BLE001 - the same work runs again on the request that needs it
+            logger.warning("deferred start-up work %s failed (%s); the first request that needs it retries",
+                           getattr(job, "__qualname__", job), type(exc).__name__)
+
+
 def create_gateway_app(runtime: RuntimeProtocol, *, tokens: set[str], toolsets: Mapping[str, ToolSet],
                        page_size: int = DEFAULT_PAGE_SIZE, telemetry: Telemetry | None = None,
                        resources: Sequence[contextlib.AbstractAsyncContextManager[Any]] = (),
@@ -95,10 +109,13 @@ def create_gateway_app(runtime: RuntimeProtocol, *, tokens: set[str], toolsets: 
         raise ValueError(f"toolsets must include {DEFAULT_TOOLSET!r}, which /mcp serves")
     telemetry = telemetry or Telemetry()
     results = ResultCache()  # replayed results' encodings, shared by the tool sets of this one runtime
+    listing = ListedTools(runtime)  # each tool's listing, built once for all the sets it is in
+    deferred: list[Callable[[], Any]] = []  # search indexes: built once the app serves, not before /healthz
     managers: list[StreamableHTTPSessionManager] = []
     routes: list[Route] = []
     for name, toolset in toolsets.items():
-        server = build_mcp_server(runtime, toolset, page_size=page_size, telemetry=telemetry, results=results)
+        server = build_mcp_server(runtime, toolset, page_size=page_size, telemetry=telemetry, results=results,
+                                  listing=listing, deferred=deferred)
         manager = StreamableHTTPSessionManager(app=server, json_response=True)
         managers.append(manager)
         endpoint = RequireAuthMiddleware(SessionEndHook(StreamableHTTPASGIApp(manager), runtime), required_scopes=[])
@@ -121,6 +138,8 @@ def create_gateway_app(runtime: RuntimeProtocol, *, tokens: set[str], toolsets: 
                 await stack.enter_async_context(manager.run())
             if warm:
                 warm_up(runtime)  # before the first request: what the first calls would otherwise pay
+            if deferred:  # while it serves: a search that comes first builds its index itself
+                threading.Thread(target=_run_all, args=(deferred,), name="kopa-search-index", daemon=True).start()
             yield
 
     routes += [Route("/healthz", healthz, methods=["GET"]), Route("/metrics", metrics, methods=["GET"])]

@@ -14,8 +14,10 @@ import binascii
 import difflib
 import json
 import logging
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -66,6 +68,22 @@ def mcp_tool(spec: ToolSpec, runtime: RuntimeProtocol) -> types.Tool:
     return types.Tool(name=spec.name, description=spec.description_ko, input_schema=runtime.input_schema(spec),
                       output_schema=spec.output_schema(),
                       annotations=types.ToolAnnotations.model_validate(spec.annotations()))
+
+
+class ListedTools:
+    """Each catalog tool as MCP lists it under one runtime's profile, built on first use and shared by every tool set
+    of that runtime: a tool is listed in ``all``, in its platform's set and in its domain's set, and building its
+    schemas was most of the gateway's start-up."""
+
+    def __init__(self, runtime: RuntimeProtocol) -> None:
+        self.runtime = runtime
+        self._tools: dict[str, types.Tool] = {}
+
+    def get(self, spec: ToolSpec) -> types.Tool:
+        tool = self._tools.get(spec.name)
+        if tool is None:
+            tool = self._tools[spec.name] = mcp_tool(spec, self.runtime)
+        return tool
 
 
 _META_TOOLS = (
@@ -176,23 +194,40 @@ class GatewayHandlers:
     """The ``tools/list`` and ``tools/call`` handlers of one tool set."""
 
     def __init__(self, runtime: RuntimeProtocol, toolset: ToolSet, *, page_size: int, telemetry: Telemetry,
-                 results: ResultCache | None = None) -> None:
+                 results: ResultCache | None = None, listing: ListedTools | None = None,
+                 deferred: list[Callable[[], Any]] | None = None) -> None:
+        """``results`` / ``listing``: shared by the tool sets of one runtime (new ones when not given);
+        ``deferred``: where a search set leaves the build of its index for the caller to run once it serves (the
+        first search builds it if that has not happened yet); None: built here."""
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
         self.runtime, self.toolset, self.page_size, self.telemetry = runtime, toolset, page_size, telemetry
         self.results = results if results is not None else ResultCache()  # replayed results, encoded once
+        listing = listing if listing is not None else ListedTools(runtime)
         specs = toolset.resolve(runtime.catalog)
         self.specs = {s.name: s for s in specs}
         self.local_session = f"local-{uuid.uuid4().hex}"  # stdio / in-process: one client per server
+        self._index: NgramIndex | None = None
+        self._index_lock = threading.Lock()
         if toolset.mode == "search":
             clash = {t.name for t in _META_TOOLS} & set(self.specs)
             if clash:
                 raise ValueError(f"tool set {toolset.name!r} has tools named like the search-mode tools: {clash}")
-            pinned = [mcp_tool(self.specs[n], runtime) for n in toolset.pinned]
+            pinned = [listing.get(self.specs[n]) for n in toolset.pinned]
             self.listed = [*_META_TOOLS, *pinned]
-            self.index = NgramIndex([f"{s.name} {s.description_ko}" for s in specs])
+            if deferred is None:
+                self.search_index()
+            else:
+                deferred.append(self.search_index)
         else:
-            self.listed = [mcp_tool(s, runtime) for s in specs]
+            self.listed = [listing.get(s) for s in specs]
+
+    def search_index(self) -> NgramIndex:
+        """The search set's index over its tools' names and descriptions, built on first use (once)."""
+        with self._index_lock:
+            if self._index is None:
+                self._index = NgramIndex([f"{s.name} {s.description_ko}" for s in self.specs.values()])
+            return self._index
 
     async def list_tools(self, ctx: ServerRequestContext[Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -266,17 +301,20 @@ class GatewayHandlers:
         specs = list(self.specs.values())
         hits = [{"name": specs[i].name, "description": specs[i].description_ko,
                  "inputSchema": self.runtime.input_schema(specs[i]), "score": round(score, 4)}
-                for i, score in self.index.search(query, limit)]
+                for i, score in self.search_index().search(query, limit)]
         return _content({"tools": hits}, is_error=False)
 
 
 def build_mcp_server(runtime: RuntimeProtocol, toolset: ToolSet, *, page_size: int = DEFAULT_PAGE_SIZE,
-                     telemetry: Telemetry | None = None, results: ResultCache | None = None) -> Server[Any]:
+                     telemetry: Telemetry | None = None, results: ResultCache | None = None,
+                     listing: ListedTools | None = None,
+                     deferred: list[Callable[[], Any]] | None = None) -> Server[Any]:
     """A low-level MCP ``Server`` offering ``toolset`` of ``runtime``'s catalog.
 
-    ``results``: where replayed results' encodings are kept (one per runtime; a new one when not given)."""
+    ``results``: where replayed results' encodings are kept, ``listing``: the tools as listed (one of each per
+    runtime; new ones when not given); ``deferred``: see ``GatewayHandlers``."""
     handlers = GatewayHandlers(runtime, toolset, page_size=page_size, telemetry=telemetry or Telemetry(),
-                               results=results)
+                               results=results, listing=listing, deferred=deferred)
     instructions = ("도구가 많아 검색 모드로 제공합니다: search_tools로 찾고 call_tool로 호출하세요."
                     if toolset.mode == "search" else None)
     server: Server[Any] = Server(f"kopa-gateway/{toolset.name}", version="0.1.0", instructions=instructions,
