@@ -464,6 +464,9 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
                                                                      "(default 10)")] = None,
          grpo_steps: Annotated[int | None, typer.Option(min=1)] = None,
          split: Annotated[str | None, typer.Option(help="eval split name or file (default eval-v1)")] = None,
+         reuse: Annotated[Path | None, typer.Option(help="an earlier run: its finished dataset, audit and base "
+                                                         "evaluations are copied where these settings would "
+                                                         "compute them unchanged")] = None,
          status: Annotated[bool, typer.Option("--status", help="print the --run folder's stages and its figures so "
                                                                "far; run nothing")] = False) -> None:
     """EDGE data → SFT → base and tuned evaluated on the eval split → GRPO → evaluated again; staged and resumable.
@@ -512,7 +515,7 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
     folder = run or settings.home_dir / "train" / "loops" / f"loop-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     try:
         report = run_loop(loop_settings, run=folder, home=settings.home_dir, cassettes=settings.cassettes_dir,
-                          log=lambda line: typer.echo(line))
+                          log=lambda line: typer.echo(line), reuse=reuse)
     except LoopError as exc:
         err.print(f"[red]kopa train loop: {escape(str(exc))}[/red]")
         raise typer.Exit(2) from None

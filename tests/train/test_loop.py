@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,46 @@ def test_a_bad_training_setting_is_named_and_nothing_is_written(tmp_path, option
     assert done.exit_code == 2
     assert option in done.output and says in done.output, done.output
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_with_more_training_reuses_the_earlier_runs_data_and_base_evaluations(quick_run, tmp_path):
+    env, run, _ = quick_run
+    before = {s: (run / s / DONE_FILE).read_bytes() for s in STAGES[:4]}
+    new = tmp_path / "more-sft"
+    done = loop(env, new, "--reuse", str(run), "--sft-steps", "2")
+    assert done.exit_code == 0, (done.output, done.exception)
+    for stage in STAGES[:4]:  # dataset, audit, eval-listed, eval-base
+        assert f"[{stage}] reused from {run}" in done.output
+        assert json.loads((new / stage / DONE_FILE).read_text())["reused_from"] == str(run / stage)
+        assert (run / stage / DONE_FILE).read_bytes() == before[stage]  # the earlier run is not written to
+    for stage in ("eval-listed", "eval-base"):
+        assert (new / stage / "episodes.jsonl").read_bytes() == (run / stage / "episodes.jsonl").read_bytes()
+    dataset = Path(json.loads((new / "dataset" / DONE_FILE).read_text())["figures"]["folder"])
+    assert dataset.is_relative_to(new) and (dataset / "sft.jsonl").is_file()  # its own copy, not the earlier run's
+    assert json.loads((new / "dataset" / "dataset.json").read_text())["folder"] == str(dataset)
+    assert "[sft] running" in done.output and "[eval-sft] running" in done.output
+    assert [json.loads(line)["step"] for line in (new / "sft" / "metrics.jsonl").open()] == [1, 2]
+
+
+def test_reuse_stops_at_the_first_stage_whose_settings_differ_and_refuses_a_corrupt_one(quick_run, tmp_path):
+    from train.loop.reuse import reuse_stages
+    from train.loop.settings import LoopSettings
+    from train.loop.stages import LoopError
+
+    _, run, _ = quick_run
+    said: list[str] = []
+    taken = reuse_stages(run, tmp_path / "other-seeds", LoopSettings.quick(seeds=(0,)), log=said.append)
+    assert taken == ["dataset", "audit"]
+    assert any("[eval-listed] not reused: seeds differ" in line for line in said), said
+    assert not (tmp_path / "other-seeds" / "eval-listed").exists()
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    shutil.copy(run / "loop.json", broken / "loop.json")
+    shutil.copytree(run / "dataset", broken / "dataset")
+    (broken / "dataset" / "dataset.json").write_text("{}")
+    with pytest.raises(LoopError, match="stage dataset: its output dataset.json changed"):
+        reuse_stages(broken, tmp_path / "from-broken", LoopSettings.quick())
+    assert not (tmp_path / "from-broken" / "dataset").exists()
+    with pytest.raises(LoopError, match="not a loop run"):
+        reuse_stages(tmp_path / "nothing", tmp_path / "x", LoopSettings.quick())

@@ -341,8 +341,9 @@ class ProbeCallback:
 
 
 def run_loop(settings: LoopSettings, *, run: Path, home: Path, cassettes: Path,
-             log: Log = print) -> LoopReport:
-    """Every stage not yet done, in order; the report (module doc).
+             log: Log = print, reuse: Path | None = None) -> LoopReport:
+    """Every stage not yet done, in order; the report (module doc). ``reuse``: an earlier run whose finished stages
+    these settings would compute unchanged are copied first (``train.loop.reuse``).
 
     Raises:
         LoopError: bad settings or dataset, a corrupt stage, a leaking split, a failed EDGE command.
@@ -350,6 +351,10 @@ def run_loop(settings: LoopSettings, *, run: Path, home: Path, cassettes: Path,
     run = Path(run).expanduser().resolve()
     _check_settings(run, settings)
     with _only_loop_on(run):
+        if reuse is not None:
+            from .reuse import reuse_stages
+
+            reuse_stages(reuse, run, settings, log=log)
         return _run_stages(settings, run, home=home, cassettes=cassettes, log=log)
 
 

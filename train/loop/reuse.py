@@ -1,0 +1,110 @@
+"""Start a loop run from an earlier run's finished stages that the new settings would compute again unchanged.
+
+    reused = reuse_stages(old_run, new_run, settings)     # e.g. ["dataset", "audit", "eval-listed", "eval-base"]
+
+A run that changes only its training (more SFT steps, another learning rate) would rebuild the same dataset and play
+the same base evaluation again: an hour on two cores. The stages before SFT read only some settings
+(``STAGE_READS``); where every setting a stage reads is the same in both runs, its finished folder is copied
+(checked first, as the loop checks a stage it skips) and its ``done.json`` says where it came from. Stages are
+taken in order and the first that cannot be taken ends it: the audit reads the dataset, so it is taken only with it.
+A dataset built inside the earlier run's folder is pointed at its copy; the earlier run is never written to.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from recorder.cassette.bundle import file_sha256
+
+from .settings import LoopSettings
+from .stages import DONE_FILE, LoopError, Stage
+
+__all__ = ["STAGE_READS", "differing", "reuse_stages"]
+
+_DATASET = ("dataset", "edge_graph", "edge_items", "edge_seed", "edge_tools", "edge_rounds", "edge_trials", "limits")
+STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage's output depends on
+    "dataset": _DATASET,
+    "audit": (*_DATASET, "split"),
+    "eval-listed": ("split", "split_tasks", "seeds", "limits"),
+    "eval-base": ("model", "split", "split_tasks", "seeds", "limits", "max_new_tokens", "eval_batch"),
+}
+
+
+def _settings_of(run: Path) -> dict[str, Any]:
+    path = run / "loop.json"
+    if not path.is_file():
+        raise LoopError(f"--reuse {run}: not a loop run (no loop.json)")
+    try:
+        had = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise LoopError(f"--reuse {run}: {path} is not JSON ({exc})") from None
+    defaults = LoopSettings.model_construct().model_dump(mode="json")
+    return {**defaults, **had}  # a setting added after that run started had its default then
+
+
+def differing(old: dict[str, Any], new: LoopSettings, stage: str) -> list[str]:
+    """The settings ``stage`` reads whose values differ between the two runs."""
+    wanted = new.model_dump(mode="json")
+    return [k for k in STAGE_READS[stage] if old.get(k) != wanted.get(k)]
+
+
+def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
+                 log: Any = print) -> list[str]:
+    """Copy ``old_run``'s finished stages that ``settings`` would compute unchanged into ``new_run`` (module doc);
+    returns the names of those copied. Stages ``new_run`` has finished itself are left as they are.
+
+    Raises:
+        LoopError: ``old_run`` is not a loop run, or a stage it finished is corrupt.
+    """
+    old_run, new_run = Path(old_run).expanduser().resolve(), Path(new_run).expanduser().resolve()
+    if old_run == new_run:
+        raise LoopError(f"--reuse {old_run}: that is the run itself")
+    old = _settings_of(old_run)
+    taken: list[str] = []
+    for name in STAGE_READS:
+        if Stage(new_run, name).finished() is not None:
+            continue  # the run's own
+        if Stage(old_run, name).finished() is None:
+            log(f"[{name}] not finished in {old_run}: run here")
+            break
+        changed = differing(old, settings, name)
+        if changed:
+            log(f"[{name}] not reused: {', '.join(changed)} differ from {old_run}'s")
+            break
+        _copy_stage(old_run, new_run, name)
+        log(f"[{name}] reused from {old_run}")
+        taken.append(name)
+    return taken
+
+
+def _copy_stage(old_run: Path, new_run: Path, name: str) -> None:
+    target = new_run / name
+    aside = new_run / f".{name}.copying"
+    shutil.rmtree(aside, ignore_errors=True)
+    if target.exists():  # the remains of a killed stage: the copy replaces them
+        shutil.rmtree(target)
+    shutil.copytree(old_run / name, aside)
+    record = json.loads((aside / DONE_FILE).read_text(encoding="utf-8"))
+    if name == "dataset":
+        _point_at_copy(aside, record, old_run, new_run)
+    for rel in record["files"]:
+        path = aside / rel
+        record["files"][rel] = {"bytes": path.stat().st_size, "sha256": file_sha256(path)}
+    record["reused_from"] = str(old_run / name)
+    (aside / DONE_FILE).write_text(json.dumps(record, indent=1, ensure_ascii=False), encoding="utf-8")
+    aside.rename(target)
+
+
+def _point_at_copy(stage_dir: Path, record: dict[str, Any], old_run: Path, new_run: Path) -> None:
+    """A dataset built inside the old run's folder: its recorded folder becomes the copy's."""
+    folder = Path(record["figures"]["folder"])
+    if not folder.is_relative_to(old_run):
+        return  # a --dataset given from outside: both runs read it where it is
+    moved = str(new_run / folder.relative_to(old_run))
+    record["figures"]["folder"] = moved
+    described = json.loads((stage_dir / "dataset.json").read_text(encoding="utf-8"))
+    described["folder"] = moved
+    (stage_dir / "dataset.json").write_text(json.dumps(described, indent=1), encoding="utf-8")
