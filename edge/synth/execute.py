@@ -92,19 +92,18 @@ class Executed:
     recipe: dict[str, Any]  # call indices are the draft's (``answer.remap`` turns them into golden ones)
     answer: tuple[str, ...]  # accepted answers, the first the canonical one
     number: bool
-    fanned_drv: bool = False  # a DRV's selection fanned out (the FAN pattern without a FAN junction)
 
 
-def classify(junctions: Sequence[Junction], final: FinalType | None, *, fanned_drv: bool = False) -> TaskType:
+def classify(junctions: Sequence[Junction], final: FinalType | None) -> TaskType:
     """Table 12's class: one pattern gives its name, several give MIXED.
 
-    Patterns are the junction types crossed (a DRV whose selection fans out adds FAN) and a CMP or COND
-    final. A SEM final is the plain lookup that ends every chain: it is a pattern of its own only in a
-    trajectory without junctions (the semantic-parallel template).
+    Patterns are the junction types crossed and a CMP or COND final. A junction is typed by the cardinality of
+    its field (§3.3), so a DRV whose selection keeps several values (≤ φ), one downstream call each, is the DRV
+    pattern alone: the paper's DRV items are single-junction trajectories (§5: FAN and DRV are 398 of its 613
+    single-junction sequential ones). A SEM final is the plain lookup that ends every chain: it is a pattern of
+    its own only in a trajectory without junctions (the semantic-parallel template).
     """
     patterns = list(dict.fromkeys(j.type.value for j in junctions))
-    if fanned_drv and JunctionType.FAN.value not in patterns:
-        patterns.append(JunctionType.FAN.value)
     if final in (FinalType.CMP, FinalType.COND) or (final is FinalType.SEM and not junctions):
         patterns.append(final.value)
     if not patterns:
@@ -170,11 +169,11 @@ def _enum(records: Sequence[Mapping[str, Any]], name: str) -> bool:
     return 2 <= len(distinct_values(records, name)) <= 12
 
 
-def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]], bound: str,
-                *, single: bool) -> dict[str, list[tuple[str, Any]]]:
-    """Operator → the (field, pivot) choices that leave 1 (``single``) or 1..φ distinct bound values."""
+def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
+                bound: str) -> dict[str, list[tuple[str, Any]]]:
+    """Operator → the (field, pivot) choices that leave 1..φ distinct bound values (the bounded subset)."""
     described = _descriptions(draft, tool)
-    limit = 1 if single else FAN_BUDGET
+    limit = FAN_BUDGET
     out: dict[str, list[tuple[str, Any]]] = {}
 
     def keep(op: str, name: str, pivot: Any = None) -> None:
@@ -238,24 +237,22 @@ async def run_chain(draft: Draft, walk: Walk, *, want: TaskType, rng: np.random.
     trace.name_identifiers(draft.spec(walk.start), walk.start_args, records)
     junctions: list[Junction] = []
     branches: list[tuple[str, list[dict[str, Any]], list[int]]] = [("", records, calls)]
-    fanned_drv = False
     for edge in walk.edges:
         cross = _hop if len(branches) == 1 else _hop_each
         if not junctions:  # the first hop makes or breaks the attempt
-            step, branches, fanned, stop = await cross(draft, edge, trace, junctions, branches, step, want, rng)
+            step, branches, stop = await cross(draft, edge, trace, junctions, branches, step, want, rng)
         else:  # a later one that fails ends the chain at the hop before it, its calls taken back
             mark = _Mark.of(draft, trace)
             try:
-                step, branches, fanned, stop = await cross(draft, edge, trace, junctions, branches, step, want, rng)
+                step, branches, stop = await cross(draft, edge, trace, junctions, branches, step, want, rng)
             except Abandon:
                 mark.restore(draft, trace)
                 break
-        fanned_drv = fanned_drv or fanned
         if stop:
             break
     if not junctions:
         raise Abandon(f"{walk.start}: the walk crossed no junction")
-    return _chain_final(draft, trace, junctions, branches, want, rng, fanned_drv)
+    return _chain_final(draft, trace, junctions, branches, want, rng)
 
 
 @dataclass(frozen=True)
@@ -280,8 +277,8 @@ class _Mark:
 
 
 async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction], branches: list, step: int,
-               want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool, bool]:
-    """Cross one edge: (next step, the branches after it, whether a DRV fanned out, whether the chain stops)."""
+               want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool]:
+    """Cross one edge: (next step, the branches after it, whether the chain stops)."""
     source_records = branches[0][1]
     primary = _primary(edge.plan, source_records)
     if primary is None:
@@ -291,15 +288,14 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
     jt = junction_type(len(values))
     if not _allowed(want, jt, junctions):
         if junctions:
-            return step, branches, False, True
+            return step, branches, True
         raise Abandon(f"{want.value} wanted, but the first junction {edge.source}.{bound} is {jt.value} "
                       f"(n={len(values)})")
     user_given = {str(v) for v in [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values())]}
     operator = pivot = op_field = None
     chosen = values
     if jt is JunctionType.DRV:
-        options = derivations(draft, edge.source, source_records, bound,
-                              single=want is not TaskType.MIXED)
+        options = derivations(draft, edge.source, source_records, bound)
         if not options:
             raise Abandon(f"{edge.source}.{bound} (n={len(values)}): no DRV operator selects ≤ φ values")
         operator = sorted(options)[int(rng.integers(len(options)))]
@@ -327,12 +323,12 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
     junctions.append(junction)
     trace.hops.append(Hop(junction, given, op_field, tuple(chosen)))
     if len(next_branches) > 1:  # only a MIXED chain goes on past a fan-out, each branch on its own
-        return step, next_branches, jt is JunctionType.DRV, want is not TaskType.MIXED
-    return step, next_branches, False, False
+        return step, next_branches, want is not TaskType.MIXED
+    return step, next_branches, False
 
 
 async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction], branches: list, step: int,
-                    want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool, bool]:
+                    want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool]:
     """Cross one edge from every branch of a fan-out, in one parallel step: each branch must carry one value (a
     SEQ junction per branch) and ask the target for the same user-given arguments, so one question covers all."""
     spec = draft.spec(edge.target)
@@ -364,11 +360,11 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
                         type=JunctionType.SEQ)
     junctions.append(junction)
     trace.hops.append(Hop(junction, givens[0], None, (), each=True))
-    return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False, False
+    return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False
 
 
 def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches: list, want: TaskType,
-                 rng: np.random.Generator, fanned_drv: bool) -> Executed:
+                 rng: np.random.Generator) -> Executed:
     if len(branches) > 1:
         groups = [{"label": label, "calls": calls} for label, _, calls in branches]
         if want is TaskType.MIXED:  # comparing the branches adds a pattern; FAN alone sums them
@@ -380,11 +376,11 @@ def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches
             recipe = {"op": "count", "calls": [i for g in groups for i in g["calls"]]}
             trace.final = {"kind": "sum", "tool": junctions[-1].target}
             final = FinalType.SEM
-        return _executed(trace, junctions, final, recipe, branches, fanned_drv)
+        return _executed(trace, junctions, final, recipe, branches)
     _, records, calls = branches[0]
     tool = junctions[-1].target
     lookup = _lookup(draft, tool, records, calls, trace, rng)
-    single = classify(junctions, FinalType.SEM, fanned_drv=fanned_drv)
+    single = classify(junctions, FinalType.SEM)
     if want is TaskType.MIXED and single is not TaskType.MIXED:
         n = len(records)  # a COND final turns a one-pattern chain into a MIXED one
         threshold = max(1, n + int(rng.integers(-1, 2)))
@@ -394,9 +390,9 @@ def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches
         recipe = {"op": "cond", "test": {"calls": calls, "measure": "count", "cmp": cmp, "threshold": threshold},
                   "taken": "then" if holds else "else", "then": lookup[0], "else": count}
         trace.final = {"kind": "cond_tail", "tool": tool, "cmp": cmp, "threshold": threshold, "then": lookup[1]}
-        return _executed(trace, junctions, FinalType.COND, recipe, branches, fanned_drv)
+        return _executed(trace, junctions, FinalType.COND, recipe, branches)
     trace.final = lookup[1]
-    return _executed(trace, junctions, FinalType.SEM, lookup[0], branches, fanned_drv)
+    return _executed(trace, junctions, FinalType.SEM, lookup[0], branches)
 
 
 def _lookup(draft: Draft, tool: str, records: list[dict[str, Any]], calls: list[int], trace: Trace,
@@ -416,7 +412,7 @@ def _lookup(draft: Draft, tool: str, records: list[dict[str, Any]], calls: list[
 
 
 def _executed(trace: Trace, junctions: list[Junction], final: FinalType, recipe: dict[str, Any],
-              branches: list, fanned_drv: bool) -> Executed:
+              branches: list) -> Executed:
     from .answer import recompute, response_type
 
     by_call: dict[int, list[dict[str, Any]]] = {}
@@ -426,8 +422,8 @@ def _executed(trace: Trace, junctions: list[Junction], final: FinalType, recipe:
             by_call[extra] = []
     flat = _records_view(recipe, by_call)
     answer = _safe(recompute, recipe, flat)
-    return Executed(trace, junctions, final, classify(junctions, final, fanned_drv=fanned_drv), recipe,
-                    (answer,), response_type(recipe).value == "number", fanned_drv)
+    return Executed(trace, junctions, final, classify(junctions, final), recipe,
+                    (answer,), response_type(recipe).value == "number")
 
 
 def _records_view(recipe: Mapping[str, Any], by_call: Mapping[int, list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
@@ -477,7 +473,7 @@ async def run_semantic(draft: Draft, graph: LiveGraph, rng: np.random.Generator)
     trace = Trace("sem", first, dict(args), others=[(second, dict(args))], final={"kind": "sum"})
     trace.name_identifiers(draft.spec(first), args, got1)
     recipe = {"op": "count", "calls": [*calls1, *calls2]}
-    return _executed(trace, [], FinalType.SEM, recipe, [("", got1, calls1), ("", got2, calls2)], False)
+    return _executed(trace, [], FinalType.SEM, recipe, [("", got1, calls1), ("", got2, calls2)])
 
 
 async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:
@@ -513,7 +509,7 @@ async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generato
     trace = Trace("cmp", tool, variants[0], others=[(tool, v) for v in variants],
                   final={"kind": "compare", "pick": pick, "tool": tool, "key": _label_key(differing, variants)},
                   spoken=names.spoken)
-    return _executed(trace, [], FinalType.CMP, recipe, branches, False)
+    return _executed(trace, [], FinalType.CMP, recipe, branches)
 
 
 def _said(param: Any, value: str, spoken: Mapping[str, tuple[str, str]]) -> str:
@@ -555,4 +551,4 @@ async def run_conditional(draft: Draft, graph: LiveGraph, rng: np.random.Generat
                   final={"kind": "cond", "cmp": cmp, "threshold": threshold})
     trace.name_identifiers(draft.spec(test_tool), test_args, got)
     trace.name_identifiers(draft.spec(tool), args, branch)
-    return _executed(trace, [], FinalType.COND, recipe, [("", got, calls), ("", branch, branch_calls)], False)
+    return _executed(trace, [], FinalType.COND, recipe, [("", got, calls), ("", branch, branch_calls)])

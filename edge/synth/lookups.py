@@ -76,7 +76,7 @@ async def add_lookups(draft: Draft, executed: Executed, graph: LiveGraph) -> Non
         if len(draft.calls) > mark:
             _shift(draft, mark, step, 1 + any(c.step > step for c in draft.calls[mark:]))
     if trace.lookups:
-        executed.task_type = classify(executed.junctions, executed.final, fanned_drv=executed.fanned_drv)
+        executed.task_type = classify(executed.junctions, executed.final)
 
 
 def _givens(trace: Trace) -> Iterator[Mapping[str, Any]]:

@@ -50,7 +50,7 @@ async def _named_school_sem(graph: LiveGraph):
                       final={"kind": "sum"})
         trace.name_identifiers(draft.spec("get_school_class_info"), SCHOOL, got1)
         executed = _executed(trace, [], FinalType.SEM, {"op": "count", "calls": [*calls1, *calls2]},
-                             [("", got1, calls1), ("", got2, calls2)], False)
+                             [("", got1, calls1), ("", got2, calls2)])
         try:
             await add_lookups(draft, executed, graph)
         except Abandon as exc:

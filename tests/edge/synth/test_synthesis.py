@@ -17,7 +17,8 @@ from edge.filter.contamination import ContaminationAudit
 from edge.filter.funnel import run_funnel
 from edge.synth.answer import recompute
 from edge.synth.build import GIVE_UP, TABLE_12, quotas
-from edge.synth.item import FinalType, JunctionType, TaskType
+from edge.synth.execute import classify
+from edge.synth.item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
 from edge.synth.validity import check_validity, replay_records
 from mcp_gateway.catalog import load_catalog
 from recorder.cassette import CassetteStore
@@ -72,6 +73,10 @@ def test_items_are_valid_tasks_with_their_types_recorded(synthesized):
             assert (j.operator is not None) == (j.type is JunctionType.DRV)
         if not item.junctions:
             assert item.task_type.value == item.final.value  # the SEM/CMP/COND templates
+        if item.task_type is TaskType.DRV:  # single-junction: the selection's ≤ φ values, one target call each
+            (j,) = item.junctions
+            values = [a for a in item.task.golden_actions if a.tool == j.target and a.args.get(j.param) is not None]
+            assert 1 <= len({str(a.args[j.param]) for a in values}) <= FAN_BUDGET
     kinds = Counter(i.task_type for i in items)
     assert len(kinds) >= 4, kinds  # a small graph still gives several of Table 12's classes
 
@@ -181,3 +186,16 @@ def test_the_bundle_holds_exactly_the_kept_items_golden_calls(synthesized):
     assert {i.tool for i in bundle.interactions()} == {a.tool for a in golden}
     # the client reads ahead a page, so a call may hold two interactions, but one request (query fingerprint)
     assert 0 < len({i.query_fingerprint for i in bundle.interactions()}) <= len(golden)
+
+
+def test_a_drv_junction_is_the_drv_pattern_however_many_values_its_selection_keeps():
+    """§3.3 types a junction by its field's cardinality; the DRV items of Table 12 are single-junction trajectories
+    (§5), so a selection keeping several values (one downstream call each) does not add a FAN pattern."""
+    drv = Junction(source="a", target="b", field="f", param="p", cardinality=40, type=JunctionType.DRV,
+                   operator="ge", pivot=3)
+    lookup = Junction(source="find", target="a", field="code", param="code", cardinality=1, type=JunctionType.SEQ)
+    fan = Junction(source="b", target="c", field="g", param="q", cardinality=3, type=JunctionType.FAN)
+    assert classify([drv], FinalType.SEM) is TaskType.DRV
+    assert classify([lookup, drv], FinalType.SEM) is TaskType.MIXED  # two patterns
+    assert classify([drv, fan], FinalType.SEM) is TaskType.MIXED
+    assert classify([drv], FinalType.CMP) is TaskType.MIXED
