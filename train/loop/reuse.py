@@ -19,7 +19,7 @@ from typing import Any
 
 from recorder.cassette.bundle import file_sha256
 
-from .settings import LoopSettings
+from .settings import SETTINGS_FILE, LoopSettings, recorded_settings
 from .stages import DONE_FILE, LoopError, Stage
 
 __all__ = ["STAGE_READS", "differing", "reuse_stages"]
@@ -34,13 +34,9 @@ STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage'
 
 
 def _settings_of(run: Path) -> dict[str, Any]:
-    path = run / "loop.json"
-    if not path.is_file():
-        raise LoopError(f"--reuse {run}: not a loop run (no loop.json)")
-    try:
-        had = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise LoopError(f"--reuse {run}: {path} is not JSON ({exc})") from None
+    had = recorded_settings(run)
+    if had is None:
+        raise LoopError(f"--reuse {run}: not a loop run (no {SETTINGS_FILE})")
     defaults = LoopSettings.model_construct().model_dump(mode="json")
     return {**defaults, **had}  # a setting added after that run started had its default then
 

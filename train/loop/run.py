@@ -39,7 +39,7 @@ from typing import Any
 
 from .evaluate import EpisodeFigures, evaluate_agent, evaluate_model, read_episodes
 from .report import LoopReport, summarize_model
-from .settings import LoopSettings
+from .settings import SETTINGS_FILE, LoopSettings, recorded_settings
 from .stages import LoopError, Stage
 
 __all__ = ["EVALUATED", "STAGES", "loop_status", "run_loop"]
@@ -58,13 +58,9 @@ def _dump_settings(settings: LoopSettings) -> dict[str, Any]:
 
 
 def _check_settings(run: Path, settings: LoopSettings) -> None:
-    path = run / "loop.json"
     wanted = _dump_settings(settings)
-    if path.is_file():
-        try:
-            had = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise LoopError(f"{path} is not JSON ({exc}); it records the run's settings") from None
+    had = recorded_settings(run)
+    if had is not None:
         # a setting added to LoopSettings after the run started counts as unchanged while it keeps its default
         defaults = _dump_settings(LoopSettings.model_construct())
         changed = sorted(k for k in set(had) | set(wanted) if had.get(k, defaults.get(k)) != wanted.get(k))
@@ -76,7 +72,7 @@ def _check_settings(run: Path, settings: LoopSettings) -> None:
                             "or start a new --run folder")
         return
     run.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(wanted, indent=1), encoding="utf-8")
+    (run / SETTINGS_FILE).write_text(json.dumps(wanted, indent=1), encoding="utf-8")
 
 
 class Loop:

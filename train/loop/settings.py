@@ -11,13 +11,19 @@ A run folder keeps its settings (``loop.json``); continuing it with other settin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bench.limits import EpisodeLimits
 
-__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "LoopSettings"]
+from .stages import LoopError
+
+__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "SETTINGS_FILE", "LoopSettings", "recorded_settings"]
+
+SETTINGS_FILE = "loop.json"  # a run's settings, written before its first stage
 
 # episode_timeout_s: a backstop against a runaway episode only; with batched evaluation an episode's wall time
 # includes the generations of the episodes batched with it
@@ -70,3 +76,19 @@ class LoopSettings(BaseModel):
             "probe_every": 1, "eval_batch": 2, "grpo_steps": 1, "grpo_generations": 2, "max_new_tokens": 16,
             "limits": LOOP_LIMITS.model_copy(update={"max_turns": 2, "max_description_chars": 0})}
         return cls(**{**base, **overrides})
+
+
+def recorded_settings(run: Path) -> dict[str, Any] | None:
+    """The settings ``run`` recorded, as written (JSON values; a setting added to ``LoopSettings`` since is absent
+    and had its default then); None when the folder records none.
+
+    Raises:
+        LoopError: the record is not JSON.
+    """
+    path = run / SETTINGS_FILE
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise LoopError(f"{path} is not JSON ({exc}); it records the run's settings") from None
