@@ -146,9 +146,10 @@ async def test_runs_show_their_state_and_a_running_runs_episodes_refresh(tmp_pat
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, NewRunScreen))
         app.screen.query_one("#run-tasks", Input).value = str(SMALL_TASKS)
-        app.screen.query_one("#run-seeds", Input).value = "100"
+        app.screen.query_one("#run-seeds", Input).value = "2000"
         app.screen.query_one("#run-rollouts", Input).value = "4"
-        await pilot.press("enter")  # 800 episodes: long enough to watch, then cancelled
+        # 16,000 oracle episodes: still running when cancelled on any machine (800 finished in ~10 s on a fast one)
+        await pilot.press("enter")
         await until(pilot, lambda: bench.job is not None and runs.row_count == 4, timeout_s=60)
         await until(pilot, lambda: column(runs, "state")[0] == "running")
         await pilot.press("home", "enter")  # the running run's episodes
@@ -159,12 +160,13 @@ async def test_runs_show_their_state_and_a_running_runs_episodes_refresh(tmp_pat
         await until(pilot, lambda: episodes.row_count > seen, timeout_s=30)  # re-read while it runs
         assert "running" in str(episodes.border_title)
         assert "solved tasks only" in str(episodes.border_subtitle)
+        assert bench.job is not None, "the run ended before it could be cancelled"
         await pilot.press("escape", "x")
         label = bench.query_one("#job-label", Static)
         await until(pilot, lambda: text_of(label).startswith("cancelled"), timeout_s=60)
         await until(pilot, lambda: column(runs, "state")[0] == "cancelled")
         done, total = column(runs, "episodes")[0].split("/")
-        assert total == "800" and 0 < int(done) < 800  # not "…" as if it were still running
+        assert total == "16000" and 0 < int(done) < 16000  # not "…" as if it were still running
         await pilot.press("home", "enter")
         await until(pilot, lambda: isinstance(app.screen, EpisodesScreen))
         episodes = app.screen.query_one("#episodes", DataTable)
