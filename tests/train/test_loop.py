@@ -106,7 +106,7 @@ def test_a_dataset_that_is_not_an_export_is_refused(tmp_path):
     assert not (tmp_path / "run" / "dataset" / DONE_FILE).exists()
 
 
-def test_a_setting_added_later_does_not_block_a_run_while_it_keeps_its_default(tmp_path):
+def test_a_setting_added_later_counts_as_what_runs_did_before_it_existed(tmp_path):
     from train.loop.run import _check_settings
     from train.loop.settings import LoopSettings
     from train.loop.stages import LoopError
@@ -116,9 +116,17 @@ def test_a_setting_added_later_does_not_block_a_run_while_it_keeps_its_default(t
     recorded = json.loads((run / "loop.json").read_text())
     del recorded["grpo_learning_rate"], recorded["probe_every"]  # as if written before these settings existed
     (run / "loop.json").write_text(json.dumps(recorded))
-    with pytest.raises(LoopError, match=r"probe_every: not recorded then \(default 10\), 1 now"):  # quick's 1 is not the default
+    with pytest.raises(LoopError, match=r"probe_every: not recorded then \(10 before it existed\), 1 now"):  # quick's 1 is not the default
         _check_settings(run, LoopSettings.quick())
     _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every))  # the default: continues
+
+    # guided tool names changed what an evaluation does: a run from before the setting existed played unguided
+    del recorded["guide_tool_names"]
+    recorded["probe_every"] = LoopSettings().probe_every
+    (run / "loop.json").write_text(json.dumps(recorded))
+    with pytest.raises(LoopError, match=r"guide_tool_names: not recorded then \(False before it existed\), True now"):
+        _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every))
+    _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every, guide_tool_names=False))
 
 
 def test_status_shows_the_stages_and_figures_and_runs_nothing(quick_run, tmp_path):

@@ -19,7 +19,7 @@ from typing import Any
 
 from recorder.cassette.bundle import file_sha256
 
-from .settings import SETTINGS_FILE, LoopSettings, recorded_settings
+from .settings import SETTINGS_FILE, LoopSettings, recorded_settings, settings_then
 from .stages import DONE_FILE, LoopError, Stage
 
 __all__ = ["STAGE_READS", "differing", "reuse_stages"]
@@ -29,7 +29,8 @@ STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage'
     "dataset": _DATASET,
     "audit": (*_DATASET, "split"),
     "eval-listed": ("split", "split_tasks", "seeds", "limits"),
-    "eval-base": ("model", "split", "split_tasks", "seeds", "limits", "max_new_tokens", "eval_batch"),
+    "eval-base": ("model", "split", "split_tasks", "seeds", "limits", "max_new_tokens", "eval_batch",
+                  "guide_tool_names"),
 }
 
 
@@ -37,8 +38,7 @@ def _settings_of(run: Path) -> dict[str, Any]:
     had = recorded_settings(run)
     if had is None:
         raise LoopError(f"--reuse {run}: not a loop run (no {SETTINGS_FILE})")
-    defaults = LoopSettings.model_construct().model_dump(mode="json")
-    return {**defaults, **had}  # a setting added after that run started had its default then
+    return settings_then(had)
 
 
 def differing(old: dict[str, Any], new: LoopSettings, stage: str) -> list[str]:

@@ -39,7 +39,7 @@ from typing import Any
 
 from .evaluate import EpisodeFigures, evaluate_agent, evaluate_model, read_episodes
 from .report import LoopReport, summarize_model
-from .settings import SETTINGS_FILE, LoopSettings, recorded_settings
+from .settings import SETTINGS_FILE, LoopSettings, recorded_settings, settings_then
 from .stages import LoopError, Stage
 
 __all__ = ["EVALUATED", "STAGES", "loop_status", "run_loop"]
@@ -61,12 +61,12 @@ def _check_settings(run: Path, settings: LoopSettings) -> None:
     wanted = _dump_settings(settings)
     had = recorded_settings(run)
     if had is not None:
-        # a setting added to LoopSettings after the run started counts as unchanged while it keeps its default
-        defaults = _dump_settings(LoopSettings.model_construct())
-        changed = sorted(k for k in set(had) | set(wanted) if had.get(k, defaults.get(k)) != wanted.get(k))
+        # a setting added to LoopSettings after the run started counts as what runs did before it existed
+        then = settings_then(had)
+        changed = sorted(k for k in set(then) | set(wanted) if then.get(k) != wanted.get(k))
         if changed:
             what = "; ".join(f"{k}: {had[k]!r} then, {wanted.get(k)!r} now" if k in had else
-                             f"{k}: not recorded then (default {defaults.get(k)!r}), {wanted.get(k)!r} now"
+                             f"{k}: not recorded then ({then.get(k)!r} before it existed), {wanted.get(k)!r} now"
                              for k in changed)
             raise LoopError(f"{run} was started with other settings ({what}); continue it with the same settings "
                             "or start a new --run folder")
@@ -219,7 +219,8 @@ class Loop:
 
             loaded, tokenizer = load_for_inference(self.model_source(model))
             rows = evaluate_model(loaded, tokenizer, tasks, seeds=s.seeds, limits=s.limits, out=out, home=self.home,
-                                  max_new_tokens=s.max_new_tokens, batch=s.eval_batch, progress=progress)
+                                  max_new_tokens=s.max_new_tokens, batch=s.eval_batch,
+                                  guide_tool_names=s.guide_tool_names, progress=progress)
         summary = summarize_model(EVALUATED[stage.name], rows)
         figures = {k: v.mean for k, v in summary.figures.items()}
         return stage.finish([EPISODES], {"episodes": len(rows), **figures})
@@ -315,7 +316,8 @@ class ProbeCallback:
                     rows = evaluate_model(model, self.tokenizer, self.tasks, seeds=(0,),
                                           limits=self.loop.settings.limits, out=out, home=self.loop.home,
                                           max_new_tokens=self.loop.settings.max_new_tokens,
-                                          batch=self.loop.settings.eval_batch)
+                                          batch=self.loop.settings.eval_batch,
+                                          guide_tool_names=self.loop.settings.guide_tool_names)
                 summary = summarize_model(f"step {step}", rows)
                 point = {"step": step, "examples_seen": step,  # batch 1: one row per step
                          "well-formed": summary.figures["well-formed"].mean, "Corr": summary.figures["Corr"].mean}

@@ -21,7 +21,8 @@ from bench.limits import EpisodeLimits
 
 from .stages import LoopError
 
-__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "SETTINGS_FILE", "LoopSettings", "recorded_settings"]
+__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "SETTINGS_FILE", "LoopSettings", "recorded_settings",
+           "settings_then"]
 
 SETTINGS_FILE = "loop.json"  # a run's settings, written before its first stage
 
@@ -64,6 +65,8 @@ class LoopSettings(BaseModel):
     grpo_learning_rate: float = Field(1e-5, gt=0)
     eval_batch: int = Field(8, ge=1, description="episodes evaluated at once, their generations batched")
     max_new_tokens: int = Field(128, ge=8, description="tokens per generation (evaluation and GRPO)")
+    guide_tool_names: bool = Field(True, description="evaluation: a call's name is decoded among the offered tools "
+                                                     "only (train.engines.trl.tool_names), for every model alike")
     seed: int = Field(0, description="training seed")
     limits: EpisodeLimits = LOOP_LIMITS
 
@@ -76,6 +79,17 @@ class LoopSettings(BaseModel):
             "probe_every": 1, "eval_batch": 2, "grpo_steps": 1, "grpo_generations": 2, "max_new_tokens": 16,
             "limits": LOOP_LIMITS.model_copy(update={"max_turns": 2, "max_description_chars": 0})}
         return cls(**{**base, **overrides})
+
+
+# settings added after runs had started, with the value that earlier runs (which do not record them) ran with
+_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_names": False}
+
+
+def settings_then(recorded: dict[str, Any]) -> dict[str, Any]:
+    """Every setting of a run that recorded ``recorded``: a setting added since is filled with what runs did
+    before it existed (its default, unless it changed what an earlier run did)."""
+    defaults = LoopSettings.model_construct().model_dump(mode="json")
+    return {**defaults, **_BEFORE_THEY_EXISTED, **recorded}
 
 
 def recorded_settings(run: Path) -> dict[str, Any] | None:

@@ -5,6 +5,7 @@
     policy = torch_policy(model, tokenizer, trace, seed=0, temperature=0.0)      # greedy: evaluation
     rollout = await run_rollout(task, policy, gateway, tokens=trace)
     batch = GreedyBatch(model, tokenizer, max_new_tokens=128)          # greedy, many episodes at once: evaluation
+    batch = GreedyBatch(model, tokenizer, guide_tool_names=True)      # ... a call's name kept on an offered tool
 
 Each turn generates from ``trace.ids`` (the whole conversation as the chat template renders it, tool results
 included), stopping at the tokenizer's end-of-turn token or after ``max_new_tokens`` (and never past what is left of
@@ -77,12 +78,15 @@ class GreedyBatch:
     CPU the model's weights are read once per decoded token for the whole batch: Gemma's 262k-row output layer is
     most of a decoding step, so a batch of 8 decodes at nearly the cost of one. Padding and batch shape change the
     arithmetic slightly, so a batched greedy episode can differ from the same episode played alone.
+
+    ``guide_tool_names``: inside a call's name the model may only write a tool the episode offers (``tool_names``).
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256):
+    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256, guide_tool_names: bool = False):
         self.model, self.tokenizer, self.max_new_tokens = model, tokenizer, max_new_tokens
+        self.guide_tool_names = guide_tool_names
         self.running = 0
-        self.pending: list[tuple[list[int], int, Any, Any]] = []  # (prompt ids, room, episode cache, future)
+        self.pending: list[tuple[list[int], int, Any, Any, Any]] = []  # (prompt ids, room, cache, guide, future)
         self.batches: list[int] = []  # the size of each batch run (what the tests and the report read)
 
     def expect(self, workers: int) -> None:
@@ -109,7 +113,7 @@ class GreedyBatch:
             room = self.max_new_tokens if budget is None else min(self.max_new_tokens,
                                                                     budget - len(trace.response_mask))
             future = asyncio.get_running_loop().create_future()
-            self.pending.append((list(trace.ids), max(1, room), cache, future))
+            self.pending.append((list(trace.ids), max(1, room), cache, self._guide(tools), future))
             self._maybe_generate()
             return await future
 
@@ -120,7 +124,8 @@ class GreedyBatch:
             return
         batch, self.pending = self.pending, []
         try:
-            generations = self._generate([(cache, ids, room) for ids, room, cache, _ in batch])
+            generations = self._generate([(cache, ids, room) for ids, room, cache, _, _ in batch],
+                                         [guide for *_, guide, _ in batch])
         except Exception as exc:  # every waiting episode hears of it
             for *_, future in batch:
                 future.set_exception(exc)
@@ -128,14 +133,25 @@ class GreedyBatch:
         for (*_, future), generation in zip(batch, generations, strict=True):
             future.set_result(generation)
 
-    def _generate(self, requests: list[tuple[Any, list[int], int]]) -> list[Generation]:
+    def _guide(self, tools: Any) -> Callable[[list[int]], Any] | None:
+        """The decoding guide of one turn offered ``tools`` (None when names are not guided or none is offered)."""
+        from .tool_names import TokenTexts, ToolNameGuide, offered_names
+
+        names = offered_names(tools or ())
+        if not self.guide_tool_names or not names:
+            return None
+        guide = ToolNameGuide(TokenTexts.of(self.tokenizer), names)
+        return lambda ids: guide.allowed(self.tokenizer.decode(ids, skip_special_tokens=False))
+
+    def _generate(self, requests: list[tuple[Any, list[int], int]], guides: list[Any]) -> list[Generation]:
         from .kv_reuse import greedy_decode
 
         self.batches.append(len(requests))
         was_training = self.model.training
         self.model.eval()
         try:
-            decoded = greedy_decode(self.model, requests, eos=self.tokenizer.eos_token_id)
+            decoded = greedy_decode(self.model, requests, eos=self.tokenizer.eos_token_id,
+                                    guides=guides if any(g is not None for g in guides) else None)
         finally:
             self.model.train(was_training)
         return [Generation(self.tokenizer.decode(ids, skip_special_tokens=False), ids, [0.0] * len(ids))

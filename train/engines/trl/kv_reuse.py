@@ -21,15 +21,21 @@ sliding mask still limits what each token sees, and as padding only ever sits on
 positions holds exactly the episode's last tokens. Positions are the episode's own (``position_ids``), so a cached
 key's rotary position never depends on the padding it had in a batch. A prompt that does not extend its cache's
 tokens (never the case for a token trace) is read from the longest common prefix on.
+
+A row may have a **guide**: given the ids that row has decoded so far this turn, the token ids it may choose next
+(None: any). Greedy decoding then takes the best allowed token (``tool_names``: an offered tool's name).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EpisodeCache", "greedy_decode"]
+__all__ = ["EpisodeCache", "Guide", "greedy_decode"]
+
+Guide = Callable[[list[int]], Sequence[int] | None]
+"""A row's ids decoded so far this turn -> the ids it may decode next (None: any)."""
 
 
 @dataclass
@@ -92,6 +98,22 @@ def _prefill(model: Any, cache: EpisodeCache, prompt: Sequence[int]) -> None:
     cache.ids = cache.ids + new
 
 
+def _guided(logits: Any, out: list[list[int]], done: list[bool], guides: Sequence[Guide | None]) -> Any:
+    """``logits`` with every token a row's guide does not allow set to minus infinity."""
+    import torch
+
+    for row, guide in enumerate(guides):
+        if guide is None or done[row]:
+            continue
+        allowed = guide(out[row])
+        if allowed is not None:
+            keep = torch.full_like(logits[row], float("-inf"))
+            index = torch.tensor(list(allowed), device=logits.device)
+            keep[index] = logits[row, index]
+            logits[row] = keep
+    return logits
+
+
 def _padded_batch(caches: Sequence[EpisodeCache]) -> tuple[Any, Any, int]:
     """The caches as one batch left-padded to the longest (a ``DynamicCache``), its mask, and its width."""
     import torch
@@ -115,9 +137,10 @@ def _padded_batch(caches: Sequence[EpisodeCache]) -> tuple[Any, Any, int]:
 
 
 def greedy_decode(model: Any, requests: Sequence[tuple[EpisodeCache, Sequence[int], int]], *,
-                  eos: int) -> list[list[int]]:
+                  eos: int, guides: Sequence[Guide | None] | None = None) -> list[list[int]]:
     """For each ``(cache, prompt, room)``: up to ``room`` tokens decoded greedily after ``prompt``, ending with
-    ``eos`` when the model wrote it; every cache left holding its prompt and generation (module doc)."""
+    ``eos`` when the model wrote it; every cache left holding its prompt and generation (module doc). ``guides``:
+    one per request (or None), restricting what its row may decode next."""
     import torch
 
     device = model.device
@@ -138,6 +161,8 @@ def greedy_decode(model: Any, requests: Sequence[tuple[EpisodeCache, Sequence[in
             mask = torch.cat([mask, mask.new_ones(len(requests), 1)], dim=1)
             logits = model(input_ids=fed, attention_mask=mask, position_ids=positions, past_key_values=past,
                            use_cache=True, logits_to_keep=1).logits[:, -1]
+            if guides is not None:
+                logits = _guided(logits, out, done, guides)
             chosen = logits.argmax(dim=-1)
             for row, token in enumerate(chosen.tolist()):
                 if not done[row]:
