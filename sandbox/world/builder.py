@@ -25,7 +25,7 @@ import duckdb
 from ..versions import DEFAULT_SEED, WORLD_VERSIONS
 from . import district, drift, education, finance, law, politics, traffic
 from .context import BuildContext
-from .runtime import ROW_JSON_PREFIX
+from .row_json import write_row_json
 
 
 def _generator_fingerprint() -> str:
@@ -37,7 +37,6 @@ def _generator_fingerprint() -> str:
 
 
 GENERATOR_VERSION = _generator_fingerprint()
-ROW_JSON_MIN_COLUMNS = 10  # tables this wide also store their rows as JSON (see _write_row_json)
 
 # Order matters only for cross-domain reads (ctx.table): each domain may read earlier ones.
 DOMAIN_BUILDERS: tuple[tuple[str, Callable[[BuildContext], None]], ...] = (
@@ -85,7 +84,7 @@ def write_duckdb(ctx: BuildContext, changelog: list[dict], path: Path) -> str:
                 idx = f"idx_{name}_{'_'.join(cols)}"
                 con.execute(f"CREATE INDEX {_q(idx)} ON {_q(name)} ({', '.join(_q(c) for c in cols)})")
             table_hashes.append((name, _table_digest(con, name)))
-            _write_row_json(con, name)
+            write_row_json(con, name)
         content_hash = hashlib.sha256(json.dumps(table_hashes).encode()).hexdigest()
         con.execute("CREATE TABLE _world_tables (name VARCHAR, rows BIGINT, description VARCHAR, digest VARCHAR, "
                     "key JSON, sort_by JSON)")
@@ -162,23 +161,6 @@ def _table_digest(con: duckdb.DuckDBPyConnection, name: str) -> str:
     schema = con.execute("SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) "
                          "FROM information_schema.columns WHERE table_name = ?", [name]).fetchall()[0][0]
     return f"{count}:{xor}:{total}:{hashlib.sha256(schema.encode()).hexdigest()[:16]}"
-
-
-def _write_row_json(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """Store every row of a wide table as one JSON text in ``_json_<name>``, row i at rowid i.
-
-    Reading one column is what makes a page cheap: DuckDB decodes a whole 2,048-row vector of
-    each column it touches, so a 100-row page of a 30-column table costs ~4 ms read column by
-    column and ~0.4 ms read from here. Written from the finished table, so it follows v2 drift.
-    """
-    columns = con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
-                          "ORDER BY ordinal_position", [name]).fetchall()
-    if len(columns) < ROW_JSON_MIN_COLUMNS:  # narrow rows read fast enough as they are
-        return
-    # A JSON column is served as its text, as the table itself returns it.
-    fields = ", ".join(f"{_q(c)} := {_q(c)}{'::VARCHAR' if t == 'JSON' else ''}" for c, t in columns)
-    con.execute(f"CREATE TABLE {_q(ROW_JSON_PREFIX + name)} AS "
-                f"SELECT to_json(struct_pack({fields}))::VARCHAR AS j FROM {_q(name)} ORDER BY rowid")
 
 
 def _order_term(term: str) -> str:

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
 
-ROW_JSON_PREFIX = "_json_"  # "_json_<table>": each row of <table> as JSON text, by rowid (see builder)
+from .row_json import RowJson
 
 
 def _norm_order(order_by: str) -> str:
@@ -59,9 +58,7 @@ class World:
         # Tables whose physical order is known: an unfiltered page in that order is a rowid range.
         self._physical_order = {name: _norm_order(", ".join(json.loads(order))) for name, _, order in tables
                                 if order and json.loads(order)}
-        self._row_json = frozenset(name.removeprefix(ROW_JSON_PREFIX) for (name,) in self._con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE starts_with(table_name, ?)",
-            [ROW_JSON_PREFIX]).fetchall())
+        self._row_json = RowJson(self._con)
         self._span = lru_cache(maxsize=8192)(self._span_uncached)
 
     @classmethod
@@ -119,14 +116,12 @@ class World:
         low, high = min(ids), max(ids)
         # A compact set is read as the range around it (a range scan beats an IN-list probe).
         match, args = ("BETWEEN ? AND ?", [low, high]) if high - low < 4 * len(ids) else ("= ANY(?)", [list(ids)])
-        if table not in self._row_json:
+        if table not in self._row_json.tables:
             cols = "*" if columns is None else ", ".join(_quote(c) for c in columns)
             fetched = self.rows(f'SELECT rowid AS "__rowid", {cols} FROM "{table}" WHERE rowid {match}', args)
             by_id = {r.pop("__rowid"): r for r in fetched}
             return [by_id[i] for i in ids]
-        texts = dict(self._cur.execute(f'SELECT rowid, j FROM "{ROW_JSON_PREFIX}{table}" WHERE rowid {match}',
-                                       args).fetchall())
-        records = orjson.loads("[" + ",".join(texts[i] for i in ids) + "]")  # one parse for the whole page
+        records = self._row_json.read(self._cur, table, match, args, ids)
         if columns is None:
             return records
         return [{c: r[c] for c in columns} for r in records]

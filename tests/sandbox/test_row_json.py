@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sandbox import World
@@ -60,3 +62,23 @@ def test_a_page_equals_the_sorted_query(small_world):
                                    columns=["법령명한글"])
     expected = small_world.rows('SELECT "법령명한글" FROM law_law ORDER BY "법령명한글" DESC, "법령일련번호" LIMIT 4 OFFSET 3')
     assert rows == expected
+
+
+def test_the_row_json_is_stored_as_one_zstd_frame_per_row_with_the_tables_dictionary(small_world):
+    """What keeps the full world (and the image) small, while a row still reads alone."""
+    import zstandard
+
+    from sandbox.world.row_json import DICTIONARIES, ROW_JSON_PREFIX
+
+    cur = small_world._cur
+    dictionaries = dict(cur.execute(f"SELECT name, dictionary FROM {DICTIONARIES}").fetchall())
+    assert len(dictionaries) >= 10 and set(dictionaries) == small_world._row_json.tables
+    trained = [name for name, raw in dictionaries.items() if raw is not None]
+    assert trained  # the larger tables of even the small world have enough rows to train one
+    for table in trained:
+        frame = cur.execute(f'SELECT j FROM "{ROW_JSON_PREFIX}{table}" WHERE rowid = 0').fetchone()[0]
+        alone = zstandard.ZstdDecompressor().decompress  # without the table's dictionary a frame does not read
+        with pytest.raises(zstandard.ZstdError):
+            alone(frame)
+        text = zstandard.ZstdDecompressor(dict_data=zstandard.ZstdCompressionDict(dictionaries[table])).decompress(frame)
+        assert len(frame) < len(text) and json.loads(text) == small_world.rows_at(table, [0])[0]
