@@ -98,7 +98,8 @@ def served(checkpoint) -> Iterator[ModelServer]:
 
 @pytest.mark.parametrize("messages", [ASKED, ANSWERED], ids=["asked", "with-a-tool-result"])
 def test_the_gemma_checkpoint_answers_korean_with_tools_and_the_agent_reads_the_reply(served, gguf, messages):
-    reply = httpx.post(f"{served.base_url}/chat/completions", timeout=120, json={
+    # 32 tokens take seconds on free cores; 300 s leaves room for a machine busy training (120 s ran out once)
+    reply = httpx.post(f"{served.base_url}/chat/completions", timeout=300, json={
         "model": served.plan.served_name, "messages": messages, "tools": TOOLS, "max_tokens": 32,
         "temperature": 0.0})
     assert reply.status_code == 200, reply.text
