@@ -11,12 +11,16 @@ tool that does not exist for the task. It is applied to every evaluated model al
 call's arguments, and whether the model calls a tool at all, stay the model's.
 
 A token is allowed when its text is a prefix of what is left of some offered name (the closing ``"`` included),
-so the name is spelt out token by token whatever the model's own tokenization of it would have been. Token texts
-are measured after an anchor token, so a SentencePiece ``▁`` or a byte-level ``Ġ`` reads as the space it writes.
+or when it begins with all of what is left: a token like ``",`` closes the name and goes on, as the model's own
+tokenization of a call does. Allowing only a lone ``"`` made a tuned Gemma close the call right after the name
+(``{"name": "get_rest_area_fuel_prices"\n</tool_call>``, run4's step-35 checkpoint): it had learned ``",`` there.
+Token texts are measured after an anchor token, so a SentencePiece ``▁`` or a byte-level ``Ġ`` reads as the space
+it writes.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -40,6 +44,17 @@ class TokenTexts:
         for token_id, text in enumerate(texts):
             if text:
                 self.ids_of.setdefault(text, []).append(token_id)
+        self.sorted_texts = sorted(self.ids_of)  # for the texts that begin with a given string
+
+    def beginning_with(self, prefix: str) -> list[int]:
+        """The ids of every token whose text begins with ``prefix``."""
+        start = bisect.bisect_left(self.sorted_texts, prefix)
+        ids: list[int] = []
+        for text in self.sorted_texts[start:]:
+            if not text.startswith(prefix):
+                break
+            ids.extend(self.ids_of[text])
+        return ids
 
     @classmethod
     def of(cls, tokenizer: Any) -> TokenTexts:
@@ -76,8 +91,9 @@ class ToolNameGuide:
         for name in self.names:
             if name.startswith(written):
                 rest = name[len(written):] + '"'
-                for end in range(1, len(rest) + 1):
+                for end in range(1, len(rest)):
                     ids.update(self.vocab.ids_of.get(rest[:end], ()))
+                ids.update(self.vocab.beginning_with(rest))  # the rest and what follows it in one token
         return sorted(ids) or None
 
 
