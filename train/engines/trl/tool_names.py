@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +38,7 @@ class TokenTexts:
     """Every token's text as it reads inside a longer text, and the ids of each text (several ids may write the
     same text)."""
 
-    _cache: dict[int, TokenTexts] = {}
+    _cache: weakref.WeakKeyDictionary[Any, TokenTexts] = weakref.WeakKeyDictionary()  # by tokenizer object
 
     def __init__(self, texts: Sequence[str]):
         self.ids_of: dict[str, list[int]] = {}
@@ -59,8 +60,7 @@ class TokenTexts:
     @classmethod
     def of(cls, tokenizer: Any) -> TokenTexts:
         """The texts of ``tokenizer``'s vocabulary (kept per tokenizer object: building them decodes every token)."""
-        key = id(tokenizer)
-        if key not in cls._cache:
+        if tokenizer not in cls._cache:
             anchor = tokenizer.encode(_ANCHOR_TEXT, add_special_tokens=False)
             prefix = tokenizer.decode(anchor)
             size = len(tokenizer)
@@ -68,8 +68,8 @@ class TokenTexts:
             special = set(tokenizer.all_special_ids)
             texts = [text[len(prefix):] if text.startswith(prefix) and i not in special else ""
                      for i, text in enumerate(decoded)]
-            cls._cache[key] = cls(texts)
-        return cls._cache[key]
+            cls._cache[tokenizer] = cls(texts)
+        return cls._cache[tokenizer]
 
 
 class ToolNameGuide:
