@@ -465,10 +465,10 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
          grpo_steps: Annotated[int | None, typer.Option(min=1)] = None,
          edge_rounds: Annotated[int | None, typer.Option(min=1, help="Phase A rounds when the loop builds its graph "
                                                                     "(default: the paper's 100)")] = None,
-         guide_tool_names: Annotated[bool | None, typer.Option(
-             "--guide-tool-names/--free-tool-names",
-             help="evaluation: decode a call's name among the task's offered tools only, for every model (default "
-                  "guided)")] = None,
+         guide_tool_calls: Annotated[bool | None, typer.Option(
+             "--guide-tool-calls/--free-tool-calls",
+             help="evaluation: decode a call, once the model opens one, under the grammar of the task's offered "
+                  "tools (name, arguments' schema, end), for every model (default guided)")] = None,
          split: Annotated[str | None, typer.Option(help="eval split name or file (default eval-v1)")] = None,
          reuse: Annotated[Path | None, typer.Option(help="an earlier run: its finished dataset, audit and base "
                                                          "evaluations are copied where these settings would "
@@ -504,7 +504,7 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
                                                    "edge_items": items,
                                                    "sft_steps": sft_steps, "sft_learning_rate": sft_learning_rate,
                                                    "probe_every": probe_every, "grpo_steps": grpo_steps,
-                                                   "edge_rounds": edge_rounds, "guide_tool_names": guide_tool_names,
+                                                   "edge_rounds": edge_rounds, "guide_tool_calls": guide_tool_calls,
                                                    "split": split}.items() if v is not None}
     try:
         if seeds is not None:

@@ -120,13 +120,20 @@ def test_a_setting_added_later_counts_as_what_runs_did_before_it_existed(tmp_pat
         _check_settings(run, LoopSettings.quick())
     _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every))  # the default: continues
 
-    # guided tool names changed what an evaluation does: a run from before the setting existed played unguided
-    del recorded["guide_tool_names"]
+    # guided tool calls changed what an evaluation does: a run from before the setting existed played unguided
+    del recorded["guide_tool_calls"]
     recorded["probe_every"] = LoopSettings().probe_every
     (run / "loop.json").write_text(json.dumps(recorded))
-    with pytest.raises(LoopError, match=r"guide_tool_names: not recorded then \(False before it existed\), True now"):
+    with pytest.raises(LoopError, match=r"guide_tool_calls: not recorded then \(False before it existed\), True now"):
         _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every))
-    _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every, guide_tool_names=False))
+    _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every, guide_tool_calls=False))
+
+    # a run of the retired name-only guide is not continued under the call grammar, nor unguided
+    recorded["guide_tool_names"] = True
+    (run / "loop.json").write_text(json.dumps(recorded))
+    for guided in (True, False):
+        with pytest.raises(LoopError, match=r"guide_tool_names: True then, retired since"):
+            _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every, guide_tool_calls=guided))
 
 
 def test_status_shows_the_stages_and_figures_and_runs_nothing(quick_run, tmp_path):
@@ -197,6 +204,36 @@ def test_a_run_with_more_training_reuses_the_earlier_runs_data_and_base_evaluati
     assert json.loads((new / "dataset" / "dataset.json").read_text())["folder"] == str(dataset)
     assert "[sft] running" in done.output and "[eval-sft] running" in done.output
     assert [json.loads(line)["step"] for line in (new / "sft" / "metrics.jsonl").open()] == [1, 2]
+
+
+def test_an_evaluation_in_which_no_call_was_written_is_reused_under_another_guide_and_one_with_calls_is_not(
+        quick_run, tmp_path):
+    from recorder.cassette.bundle import file_sha256
+    from train.loop.reuse import reuse_stages
+    from train.loop.settings import LoopSettings
+
+    _, run, _ = quick_run
+    unguided = LoopSettings.quick(guide_tool_calls=False)
+    for calls in (0, 1):
+        old = tmp_path / f"old-with-{calls}-calls"
+        shutil.copytree(run, old, ignore=shutil.ignore_patterns("loop.lock"))
+        episodes = old / "eval-base" / "episodes.jsonl"
+        rows = [json.loads(line) for line in episodes.read_text().splitlines()]
+        rows = [{**row, "calls": 0} for row in rows]
+        rows[-1]["calls"] = calls
+        episodes.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        done = json.loads((old / "eval-base" / DONE_FILE).read_text())
+        done["files"]["episodes.jsonl"] = {"bytes": episodes.stat().st_size, "sha256": file_sha256(episodes)}
+        (old / "eval-base" / DONE_FILE).write_text(json.dumps(done))
+
+        said: list[str] = []
+        taken = reuse_stages(old, tmp_path / f"new-{calls}", unguided, log=said.append)
+        if calls == 0:  # the guide acts only inside a call: with none written it never acted
+            assert taken == ["dataset", "audit", "eval-listed", "eval-base"], said
+            assert any("[eval-base] guide_tool_calls differ" in line and "no guide acted" in line for line in said)
+        else:
+            assert taken == ["dataset", "audit", "eval-listed"], said
+            assert any("[eval-base] not reused: guide_tool_calls differ" in line for line in said), said
 
 
 def test_reuse_stops_at_the_first_stage_whose_settings_differ_and_refuses_a_corrupt_one(quick_run, tmp_path):

@@ -183,17 +183,17 @@ async def _each_episode(tasks: Sequence[Task], seeds: Sequence[int], out: Path, 
 
 def evaluate_model(model: Any, tokenizer: Any, tasks: Sequence[Task], *, seeds: Sequence[int], limits: EpisodeLimits,
                    out: Path, home: Path, cassettes: Path = REPO / "cassettes", max_new_tokens: int = 256,
-                   max_response_tokens: int = 4096, batch: int = 1, guide_tool_names: bool = False,
+                   max_response_tokens: int = 4096, batch: int = 1, guide_tool_calls: bool = False,
                    progress: Callable[[EpisodeFigures], None] | None = None) -> list[EpisodeFigures]:
     """``model`` (a loaded causal LM, adapter or not) played greedily over ``tasks`` × ``seeds`` (module doc);
-    ``batch``: that many episodes at once, their generations batched (``GreedyBatch``); ``guide_tool_names``: a
-    call's name decoded among the offered tools only (``train.engines.trl.tool_names``)."""
+    ``batch``: that many episodes at once, their generations batched (``GreedyBatch``); ``guide_tool_calls``: a
+    call, once opened, decoded under the offered tools' grammar (``train.engines.trl.call_grammar``)."""
     from bench.agents.step import TokenTrace
     from train.engines.trl.generate import GreedyBatch
     from train.engines.trl.tokens import ChatTemplateTokens
     from train.episode import run_rollout
 
-    batched = GreedyBatch(model, tokenizer, max_new_tokens=max_new_tokens, guide_tool_names=guide_tool_names)
+    batched = GreedyBatch(model, tokenizer, max_new_tokens=max_new_tokens, guide_tool_calls=guide_tool_calls)
 
     async def play(task: Task, seed: int, gateway: Any) -> EpisodeFigures:
         trace = TokenTrace(ChatTemplateTokens(tokenizer), max_response_tokens=max_response_tokens)

@@ -7,6 +7,8 @@ the same base evaluation again: an hour on two cores. The stages before SFT read
 (``STAGE_READS``); where every setting a stage reads is the same in both runs, its finished folder is copied
 (checked first, as the loop checks a stage it skips) and its ``done.json`` says where it came from. Stages are
 taken in order and the first that cannot be taken ends it: the audit reads the dataset, so it is taken only with it.
+An evaluation that differs only in its decoding guide is taken when none of its episodes wrote a call: a guide acts
+only inside a call, so it never acted there (the base model answers in text).
 A dataset built inside the earlier run's folder is pointed at its copy; the earlier run is never written to.
 """
 
@@ -30,8 +32,11 @@ STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage'
     "audit": (*_DATASET, "split"),
     "eval-listed": ("split", "split_tasks", "seeds", "limits"),
     "eval-base": ("model", "split", "split_tasks", "seeds", "limits", "max_new_tokens", "eval_batch",
-                  "guide_tool_names"),
+                  "guide_tool_calls", "guide_tool_names"),
 }
+# decoding guides: they act only inside a call the model opens (``train.engines.trl.call_grammar``), so an evaluation
+# in which the model opened no call is the same under any of them; guide_tool_names: the name-only guide, retired
+_GUIDES = frozenset({"guide_tool_calls", "guide_tool_names"})
 
 
 def _settings_of(run: Path) -> dict[str, Any]:
@@ -67,6 +72,10 @@ def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
             log(f"[{name}] not finished in {old_run}: run here")
             break
         changed = differing(old, settings, name)
+        if changed and set(changed) <= _GUIDES and _no_call_written(old_run / name):
+            log(f"[{name}] {', '.join(changed)} differ from {old_run}'s, but none of its episodes wrote a call: "
+                "no guide acted there")
+            changed = []
         if changed:
             log(f"[{name}] not reused: {', '.join(changed)} differ from {old_run}'s")
             break
@@ -74,6 +83,15 @@ def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
         log(f"[{name}] reused from {old_run}")
         taken.append(name)
     return taken
+
+
+def _no_call_written(stage_dir: Path) -> bool:
+    """Whether every episode of an evaluation stage wrote no tool call (readable or not)."""
+    path = stage_dir / "episodes.jsonl"
+    if not path.is_file():
+        return False
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return bool(rows) and all(row.get("calls") == 0 for row in rows)
 
 
 def _copy_stage(old_run: Path, new_run: Path, name: str) -> None:

@@ -65,7 +65,8 @@ def _check_settings(run: Path, settings: LoopSettings) -> None:
         then = settings_then(had)
         changed = sorted(k for k in set(then) | set(wanted) if then.get(k) != wanted.get(k))
         if changed:
-            what = "; ".join(f"{k}: {had[k]!r} then, {wanted.get(k)!r} now" if k in had else
+            what = "; ".join(f"{k}: {had[k]!r} then, retired since" if k not in wanted else
+                             f"{k}: {had[k]!r} then, {wanted.get(k)!r} now" if k in had else
                              f"{k}: not recorded then ({then.get(k)!r} before it existed), {wanted.get(k)!r} now"
                              for k in changed)
             raise LoopError(f"{run} was started with other settings ({what}); continue it with the same settings "
@@ -220,7 +221,7 @@ class Loop:
             loaded, tokenizer = load_for_inference(self.model_source(model))
             rows = evaluate_model(loaded, tokenizer, tasks, seeds=s.seeds, limits=s.limits, out=out, home=self.home,
                                   max_new_tokens=s.max_new_tokens, batch=s.eval_batch,
-                                  guide_tool_names=s.guide_tool_names, progress=progress)
+                                  guide_tool_calls=s.guide_tool_calls, progress=progress)
         summary = summarize_model(EVALUATED[stage.name], rows)
         figures = {k: v.mean for k, v in summary.figures.items()}
         return stage.finish([EPISODES], {"episodes": len(rows), **figures})
@@ -317,7 +318,7 @@ class ProbeCallback:
                                           limits=self.loop.settings.limits, out=out, home=self.loop.home,
                                           max_new_tokens=self.loop.settings.max_new_tokens,
                                           batch=self.loop.settings.eval_batch,
-                                          guide_tool_names=self.loop.settings.guide_tool_names)
+                                          guide_tool_calls=self.loop.settings.guide_tool_calls)
                 summary = summarize_model(f"step {step}", rows)
                 point = {"step": step, "examples_seen": step,  # batch 1: one row per step
                          "well-formed": summary.figures["well-formed"].mean, "Corr": summary.figures["Corr"].mean}

@@ -65,8 +65,9 @@ class LoopSettings(BaseModel):
     grpo_learning_rate: float = Field(1e-5, gt=0)
     eval_batch: int = Field(8, ge=1, description="episodes evaluated at once, their generations batched")
     max_new_tokens: int = Field(128, ge=8, description="tokens per generation (evaluation and GRPO)")
-    guide_tool_names: bool = Field(True, description="evaluation: a call's name is decoded among the offered tools "
-                                                     "only (train.engines.trl.tool_names), for every model alike")
+    guide_tool_calls: bool = Field(True, description="evaluation: a call, once opened, is decoded under the grammar of "
+                                                     "the offered tools (name, arguments' schema, end; "
+                                                     "train.engines.trl.call_grammar), for every model alike")
     seed: int = Field(0, description="training seed")
     limits: EpisodeLimits = LOOP_LIMITS
 
@@ -82,7 +83,7 @@ class LoopSettings(BaseModel):
 
 
 # settings added after runs had started, with the value that earlier runs (which do not record them) ran with
-_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_names": False}
+_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_calls": False}
 
 
 def settings_then(recorded: dict[str, Any]) -> dict[str, Any]:

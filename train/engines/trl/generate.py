@@ -5,7 +5,7 @@
     policy = torch_policy(model, tokenizer, trace, seed=0, temperature=0.0)      # greedy: evaluation
     rollout = await run_rollout(task, policy, gateway, tokens=trace)
     batch = GreedyBatch(model, tokenizer, max_new_tokens=128)          # greedy, many episodes at once: evaluation
-    batch = GreedyBatch(model, tokenizer, guide_tool_names=True)      # ... a call's name kept on an offered tool
+    batch = GreedyBatch(model, tokenizer, guide_tool_calls=True)      # ... a call kept to an offered tool's schema
 
 Each turn generates from ``trace.ids`` (the whole conversation as the chat template renders it, tool results
 included), stopping at the tokenizer's end-of-turn token or after ``max_new_tokens`` (and never past what is left of
@@ -79,12 +79,13 @@ class GreedyBatch:
     most of a decoding step, so a batch of 8 decodes at nearly the cost of one. Padding and batch shape change the
     arithmetic slightly, so a batched greedy episode can differ from the same episode played alone.
 
-    ``guide_tool_names``: inside a call's name the model may only write a tool the episode offers (``tool_names``).
+    ``guide_tool_calls``: once a turn opens ``<tool_call>``, the call is decoded under the grammar of the tools the
+    episode offers (``call_grammar``: an offered name, arguments in its schema, the call's end).
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256, guide_tool_names: bool = False):
+    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256, guide_tool_calls: bool = False):
         self.model, self.tokenizer, self.max_new_tokens = model, tokenizer, max_new_tokens
-        self.guide_tool_names = guide_tool_names
+        self.guide_tool_calls = guide_tool_calls
         self.running = 0
         self.pending: list[tuple[list[int], int, Any, Any, Any]] = []  # (prompt ids, room, cache, guide, future)
         self.batches: list[int] = []  # the size of each batch run (what the tests and the report read)
@@ -134,14 +135,12 @@ class GreedyBatch:
             future.set_result(generation)
 
     def _guide(self, tools: Any) -> Callable[[list[int]], Any] | None:
-        """The decoding guide of one turn offered ``tools`` (None when names are not guided or none is offered)."""
-        from .tool_names import TokenTexts, ToolNameGuide, offered_names
+        """The decoding guide of one turn offered ``tools`` (None when calls are not guided or none is offered)."""
+        from .call_grammar import CallGrammar
 
-        names = offered_names(tools or ())
-        if not self.guide_tool_names or not names:
+        if not self.guide_tool_calls or not tools:
             return None
-        guide = ToolNameGuide(TokenTexts.of(self.tokenizer), names)
-        return lambda ids: guide.allowed(self.tokenizer.decode(ids, skip_special_tokens=False))
+        return CallGrammar.for_tools(self.tokenizer, tools).allowed
 
     def _generate(self, requests: list[tuple[Any, list[int], int]], guides: list[Any]) -> list[Generation]:
         from .kv_reuse import greedy_decode

@@ -23,7 +23,8 @@ key's rotary position never depends on the padding it had in a batch. A prompt t
 tokens (never the case for a token trace) is read from the longest common prefix on.
 
 A row may have a **guide**: given the ids that row has decoded so far this turn, the token ids it may choose next
-(None: any). Greedy decoding then takes the best allowed token (``tool_names``: an offered tool's name).
+(None: any). Greedy decoding then takes the best allowed token (``call_grammar``: a call to an offered tool,
+in its schema).
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from typing import Any
 
 __all__ = ["EpisodeCache", "Guide", "greedy_decode"]
 
-Guide = Callable[[list[int]], Sequence[int] | None]
-"""A row's ids decoded so far this turn -> the ids it may decode next (None: any)."""
+Guide = Callable[[list[int]], Any]
+"""A row's ids decoded so far this turn -> what it may decode next: a bool tensor over the vocabulary, a sequence of
+token ids, or None (any)."""
 
 
 @dataclass
@@ -106,11 +108,17 @@ def _guided(logits: Any, out: list[list[int]], done: list[bool], guides: Sequenc
         if guide is None or done[row]:
             continue
         allowed = guide(out[row])
-        if allowed is not None:
-            keep = torch.full_like(logits[row], float("-inf"))
-            index = torch.tensor(list(allowed), device=logits.device)
-            keep[index] = logits[row, index]
-            logits[row] = keep
+        if allowed is None:
+            continue
+        if isinstance(allowed, torch.Tensor):  # a bool mask over the guide's vocabulary
+            keep = torch.zeros(logits.shape[-1], dtype=torch.bool, device=logits.device)
+            n = min(len(keep), len(allowed))
+            keep[:n] = allowed[:n].to(logits.device)
+        else:  # token ids
+            keep = torch.zeros(logits.shape[-1], dtype=torch.bool, device=logits.device)
+            keep[torch.tensor(list(allowed), dtype=torch.long, device=logits.device)] = True
+        if keep.any():  # a guide that allows nothing would leave only -inf: the model's own choice stands
+            logits[row] = logits[row].masked_fill(~keep, float("-inf"))
     return logits
 
 
