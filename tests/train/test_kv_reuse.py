@@ -106,3 +106,21 @@ def test_a_prompt_too_short_to_cache_is_refused():
     model = gemma_with_a_short_window()
     with pytest.raises(ValueError, match="a prompt of 1 token"):
         greedy_decode(model, [(EpisodeCache(), [42], ROOM)], eos=EOS)
+
+
+def test_a_batch_cache_grows_in_place_and_past_its_room_holds_every_token_in_order():
+    import torch
+
+    from train.engines.trl.kv_reuse import _growing_cache
+
+    torch.manual_seed(0)
+    keys, values = [torch.randn(2, 1, 5, 4)], [torch.randn(2, 1, 5, 3)]
+    cache = _growing_cache(keys, values, room=2)
+    written_k, written_v = [keys[0]], [values[0]]
+    for n in (1, 1, 3, 2):  # the room of 2 is used up, then the buffer grows twice
+        k, v = torch.randn(2, 1, n, 4), torch.randn(2, 1, n, 3)
+        got_k, got_v = cache.update(k, v, 0)
+        written_k.append(k)
+        written_v.append(v)
+        assert torch.equal(got_k, torch.cat(written_k, dim=2)) and torch.equal(got_v, torch.cat(written_v, dim=2))
+    assert cache.get_seq_length() == 12

@@ -72,6 +72,42 @@ def _as_dynamic_cache(keys: Sequence[Any], values: Sequence[Any]) -> Any:
     return cache
 
 
+def _growing_cache(keys: Sequence[Any], values: Sequence[Any], room: int) -> Any:
+    """A ``DynamicCache`` of ``keys`` and ``values`` whose layers hold ``room`` more tokens in place: a decoding step
+    writes its token into the buffer instead of copying the whole cache (``DynamicLayer``'s ``torch.cat``, a third
+    of a step's time for a batch of 8 Gemma episodes of ~2k tokens). Attention reads the same values either way."""
+    from transformers import DynamicCache
+    from transformers.cache_utils import DynamicLayer
+
+    class GrowingLayer(DynamicLayer):  # type: ignore[misc]
+        def __init__(self, k: Any, v: Any):
+            super().__init__()
+            b, h, n, d = k.shape
+            self.dtype, self.device, self.is_initialized = k.dtype, k.device, True
+            self.buffers = [k.new_empty(b, h, n + room, d), v.new_empty(b, h, n + room, v.shape[-1])]
+            self.buffers[0][:, :, :n], self.buffers[1][:, :, :n] = k, v
+            self._hold(n)
+
+        def _hold(self, length: int) -> None:
+            self.length = length
+            self.keys, self.values = (buffer[:, :, :length] for buffer in self.buffers)
+
+        def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            end = self.length + key_states.shape[-2]
+            if end > self.buffers[0].shape[-2]:  # more than the room asked for: a larger buffer
+                grown = [buffer.new_empty(*buffer.shape[:2], end + room, buffer.shape[-1]) for buffer in self.buffers]
+                for new, old in zip(grown, self.buffers, strict=True):
+                    new[:, :, :self.length] = old[:, :, :self.length]
+                self.buffers = grown
+            self.buffers[0][:, :, self.length:end], self.buffers[1][:, :, self.length:end] = key_states, value_states
+            self._hold(end)
+            return self.keys, self.values
+
+    cache = DynamicCache()  # no config: every layer a full one (module doc)
+    cache.layers = [GrowingLayer(k, v) for k, v in zip(keys, values, strict=True)]
+    return cache
+
+
 def _layers(cache: Any) -> tuple[list[Any], list[Any]]:
     return [layer.keys for layer in cache.layers], [layer.values for layer in cache.layers]
 
@@ -122,8 +158,9 @@ def _guided(logits: Any, out: list[list[int]], done: list[bool], guides: Sequenc
     return logits
 
 
-def _padded_batch(caches: Sequence[EpisodeCache]) -> tuple[Any, Any, int]:
-    """The caches as one batch left-padded to the longest (a ``DynamicCache``), its mask, and its width."""
+def _padded_batch(caches: Sequence[EpisodeCache], room: int) -> tuple[Any, Any, int]:
+    """The caches as one batch left-padded to the longest (a ``DynamicCache`` with ``room`` tokens to grow in place),
+    its mask, and its width."""
     import torch
 
     width = max(len(c.ids) for c in caches)
@@ -141,7 +178,7 @@ def _padded_batch(caches: Sequence[EpisodeCache]) -> tuple[Any, Any, int]:
         keys.append(torch.cat(rows_k, dim=0))
         values.append(torch.cat(rows_v, dim=0))
     mask = torch.tensor([[0] * (width - len(c.ids)) + [1] * len(c.ids) for c in caches], dtype=torch.long)
-    return _as_dynamic_cache(keys, values), mask, width
+    return _growing_cache(keys, values, room), mask, width
 
 
 def greedy_decode(model: Any, requests: Sequence[tuple[EpisodeCache, Sequence[int], int]], *,
@@ -158,9 +195,9 @@ def greedy_decode(model: Any, requests: Sequence[tuple[EpisodeCache, Sequence[in
                 raise ValueError(f"a prompt of {len(prompt)} token(s): at least 2 are needed")
             _prefill(model, cache, prompt)
         caches = [cache for cache, _, _ in requests]
-        past, mask, width = _padded_batch(caches)
-        mask = mask.to(device)
         steps = max(room for _, _, room in requests)
+        past, mask, width = _padded_batch(caches, steps + 1)
+        mask = mask.to(device)
         fed = torch.tensor([[prompt[-1]] for _, prompt, _ in requests], device=device)
         positions = torch.tensor([[len(c.ids)] for c in caches], device=device)
         out: list[list[int]] = [[] for _ in requests]
