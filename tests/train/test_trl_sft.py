@@ -168,6 +168,44 @@ def test_a_killed_run_continues_from_its_last_checkpoint_and_ends_as_an_unbroken
     assert not list(cut.glob("checkpoint-*")) and not list(whole.glob("checkpoint-*"))  # spent once the end is written
 
 
+def test_a_run_killed_after_its_last_checkpoint_trains_no_step_more(sft_dataset, tiny, tmp_path):
+    import torch
+    from safetensors.torch import load_file
+    from transformers import TrainerCallback
+
+    from train.engines.trl.sft import run_sft
+
+    class KillAtTheLastSave(TrainerCallback):  # as the kill of a loop during its last step's probe
+        def on_save(self, args, state, control, **kwargs):
+            if state.global_step == 2:
+                raise _Killed
+
+    class Starts(TrainerCallback):
+        seen: list = []
+
+        def on_train_begin(self, args, state, control, model=None, processing_class=None, **kwargs):
+            self.seen.append((state.global_step, model is not None, processing_class is not None))
+
+    def train(run: Path, *callbacks) -> Path:
+        return run_sft(sft_dataset, home=tmp_path / "home", model=tiny, max_steps=2, seed=3, max_length=MAX_LENGTH,
+                       run_dir=run, save_every=1, resume=True, callbacks=callbacks)
+
+    whole = train(tmp_path / "whole")
+    cut = tmp_path / "cut"
+    with pytest.raises(_Killed):
+        train(cut, KillAtTheLastSave())
+    assert (cut / "checkpoint-2" / "trainer_state.json").is_file()
+    starts = Starts()
+    train(cut, starts)
+    assert [m["step"] for m in _steps(cut)] == [1, 2]  # transformers alone would train a step 3 here
+    assert starts.seen == [(2, True, True)]  # the callbacks (the loop's probes) still start, at step 2
+    weights = load_file(cut / "checkpoint" / "adapter_model.safetensors")
+    expected = load_file(whole / "checkpoint" / "adapter_model.safetensors")
+    assert weights.keys() == expected.keys()
+    assert all(torch.allclose(weights[k], expected[k], atol=1e-5) for k in weights)
+    assert not list(cut.glob("checkpoint-*"))
+
+
 def test_the_loss_mask_covers_the_assistant_turns_only(sft_dataset, tiny, tmp_path):
     from models.templates import render_conversation
     from tests.models.template_cases import masked_spans

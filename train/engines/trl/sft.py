@@ -270,12 +270,28 @@ def run_prepared(prepared: tuple[list[dict[str, Any]], ModelSource, Any, Any], *
     trainer = build_trainer(rows, peft_model, tokenizer, run_dir, max_steps=max_steps, seed=seed,
                             learning_rate=learning_rate, max_length=max_length, save_every=save_every,
                             callbacks=[_step_logger(metrics, on_step), *callbacks])
-    with score_labeled_positions_only():  # the LM head over the trained tokens only: ~2x faster a step on the CPU
-        trainer.train(resume_from_checkpoint=str(start) if start else None)
+    if start is not None and _checkpoint_step(start) >= max_steps:
+        _finished_before(trainer, start)
+    else:
+        with score_labeled_positions_only():  # the LM head over the trained tokens only: ~2x faster a step on the CPU
+            trainer.train(resume_from_checkpoint=str(start) if start else None)
     write_checkpoint(trainer.model, tokenizer, run_dir / "checkpoint", source)
     for folder in _trainer_checkpoints(run_dir):  # the final adapter is written: the resume points are spent
         shutil.rmtree(folder)
     return run_dir
+
+
+def _finished_before(trainer: Any, checkpoint: Path) -> None:
+    """A run killed after its last step's checkpoint (during that step's callbacks, a probe): ``trainer.train`` would
+    train one step more on resuming from it, so its adapter is taken as the result instead, and the callbacks hear the
+    start of training at that step (a probe still due plays there)."""
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+    from transformers import TrainerState
+
+    set_peft_model_state_dict(trainer.model, load_file(checkpoint / "adapter_model.safetensors"))
+    trainer.state = TrainerState.load_from_json(str(checkpoint / "trainer_state.json"))
+    trainer.callback_handler.on_train_begin(trainer.args, trainer.state, trainer.control)
 
 
 _TRAINER_CHECKPOINT = re.compile(r"checkpoint-(\d+)")
