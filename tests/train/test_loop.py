@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -72,6 +73,21 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
     export = json.loads((Path(json.loads((run / "dataset" / DONE_FILE).read_text())["figures"]["folder"])
                          / "export.json").read_text())
     assert export["limits"] == report["settings"]["limits"]
+    # each episode says what it did (the calls, the answer) and never holds a key token
+    listed_rows = [json.loads(line) for line in (run / "eval-listed" / "episodes.jsonl").read_text().splitlines()]
+    assert all(row["actions"] and all(isinstance(a["tool"], str) and isinstance(a["args"], dict)
+                                      for a in row["actions"]) for row in listed_rows)
+    assert sum(len(row["actions"]) for row in listed_rows) == sum(row["calls"] for row in listed_rows)
+    for episodes in run.glob("*/episodes.jsonl"):
+        assert not re.search(r"kopa-[a-z]+-[0-9a-f]{8}", episodes.read_text()), episodes
+
+
+def test_runtime_tokens_are_written_as_key_wherever_they_occur():
+    from train.loop.evaluate import _redacted
+
+    secrets = ["kopa-ex-0123456789abcdef", "kopa-ex-01"]  # longest first: no half-replaced token is left
+    args = {"KEY": "kopa-ex-0123456789abcdef", "q": ["x kopa-ex-01 y", 3], "n": 1000}
+    assert _redacted(args, secrets) == {"KEY": "<key>", "q": ["x <key> y", 3], "n": 1000}
 
 
 def test_a_removed_stage_runs_again_alone_and_a_corrupt_one_is_refused(quick_run):

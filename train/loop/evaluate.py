@@ -15,7 +15,9 @@ verdicts do not:
 * ``calls`` / ``well_formed``: tool calls the model wrote, and those that could be read and name an offered tool;
 * ``key_ok``: on a task whose tools take an API key, the model called such a tool and every such call passed the
   episode's key token from its runtime context (None on a task without keyed tools);
-* ``answered``: the episode ended with an answer.
+* ``answered``: the episode ended with an answer;
+* ``actions`` and ``answer`` (its first 300 characters): what the episode did, to see where a model fails (a call's
+  tool and arguments; the runtime context's keys and tokens written ``<key>``: no key is written to a result file).
 
 Episodes are appended to ``out`` as they finish, one JSON line each; a killed evaluation continues from the
 episodes already there (a truncated last line is dropped).
@@ -57,6 +59,8 @@ class EpisodeFigures:
     answered: bool
     turns: int
     error: str | None = None
+    actions: tuple[dict[str, Any], ...] = ()  # the calls made: {"tool", "args"}, runtime tokens redacted
+    answer: str = ""  # its first 300 characters, runtime tokens redacted
 
 
 def _keyed_tools(names: Iterable[str]) -> dict[str, str]:
@@ -95,10 +99,27 @@ def episode_figures(task: Task, outcome: Any, messages: Sequence[Mapping[str, An
         used = [e for e in agent_calls if e["tool"] in keyed]
         key_ok = bool(used) and all((e.get("args") or {}).get(keyed[e["tool"]]) in tokens for e in used)
     answer = outcome.answer
+    secrets = sorted({v for k, v in outcome.runtime_context.items()
+                      if isinstance(v, str) and v and ("key" in k.lower() or "token" in k.lower())}, key=len, reverse=True)
+    actions = tuple({"tool": e["tool"], "args": _redacted(e.get("args") or {}, secrets)} for e in agent_calls)
     return EpisodeFigures(task_id=task.id, domain=task.domain, seed=outcome.seed, passed=bool(outcome.passed),
                           corr=float(outcome.action.corr), action=float(outcome.action.action), calls=len(written),
                           well_formed=well_formed, key_ok=key_ok, answered=bool(answer and answer.strip()),
-                          turns=turns, error=outcome.error)
+                          turns=turns, error=outcome.error, actions=actions,
+                          answer=_redacted((answer or "")[:300], secrets))
+
+
+def _redacted(value: Any, secrets: Sequence[str]) -> Any:
+    """``value`` with every one of ``secrets`` (longest first) written ``<key>``, inside strings at any depth."""
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, "<key>")
+        return value
+    if isinstance(value, Mapping):
+        return {k: _redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v, secrets) for v in value]
+    return value
 
 
 def read_episodes(path: Path) -> list[EpisodeFigures]:
@@ -114,8 +135,9 @@ def read_episodes(path: Path) -> list[EpisodeFigures]:
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
         try:
-            row = EpisodeFigures(**json.loads(line))
-        except (json.JSONDecodeError, TypeError) as exc:
+            fields = json.loads(line)
+            row = EpisodeFigures(**{**fields, "actions": tuple(fields.get("actions") or ())})
+        except (json.JSONDecodeError, TypeError, AttributeError) as exc:
             if number == len(lines):
                 break  # cut off mid-write
             raise LoopError(f"{path}:{number}: not an evaluated episode ({exc})") from None
