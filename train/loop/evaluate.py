@@ -106,7 +106,7 @@ def episode_figures(task: Task, outcome: Any, messages: Sequence[Mapping[str, An
                           corr=float(outcome.action.corr), action=float(outcome.action.action), calls=len(written),
                           well_formed=well_formed, key_ok=key_ok, answered=bool(answer and answer.strip()),
                           turns=turns, error=outcome.error, actions=actions,
-                          answer=_redacted((answer or "")[:300], secrets))
+                          answer=_redacted(answer or "", secrets)[:300])  # cut after: no token is left half-written
 
 
 def _redacted(value: Any, secrets: Sequence[str]) -> Any:

@@ -8,13 +8,15 @@ outside a call it writes freely.
 This is what a serving stack does with a tool-calling model: llama.cpp's server starts a lazy grammar at the
 ``<tool_call>`` trigger (the hermes format's), vLLM's structured outputs constrain a call to its tool's schema.
 The grammar is llguidance's (the library both use), one alternative per offered tool: begin
-``<tool_call>\\n{"name": "NAME", "arguments": ``, the tool's ``parameters`` schema, end ``}\\n</tool_call>``, the
+``<tool_call>\\n{"name": "NAME", "arguments": ``, an object of the tool's parameters, end ``}\\n</tool_call>``, the
 layout the hermes chat templates render a call in (``models.toolcalls.hermes``); the separators are ``json.dumps``'s,
 as in the training rows.
 
-What stays the model's: whether it calls a tool at all, which offered tool, and every value it writes. What the
-grammar takes away: a name the task does not offer, a key the schema does not have, a required key left out, a
-value of the wrong JSON type, and a call that never ends. A tuned Gemma 3 270M after 35 SFT rows (run4 of
+What stays the model's: whether it calls a tool at all, which offered tool, which of its parameters in which order,
+and every value it writes. What the grammar takes away: a name the task does not offer, a key the schema does not
+have, a value of the wrong JSON type, and a call that never ends. Keys are free in order (``_arguments_rules``):
+a schema-ordered grammar made run5's tuned model write the value of the filter it meant to write first into
+``KEY``, the first key the order allowed (``"KEY": "따릉이"``). A tuned Gemma 3 270M after 35 SFT rows (run4 of
 ``results/train-loop.md``) wrote an offered tool and the right key token and then repeated its arguments after the
 object closed until its token budget ran out: an unreadable call, which the grammar closes where the object ends.
 
@@ -65,10 +67,28 @@ def _byte_level(part: Any) -> bool:
     return part.get("type") == "ByteLevel" or any(_byte_level(p) for p in part.get("pretokenizers") or ())
 
 
-def _schema(tool: Mapping[str, Any], strict: bool) -> dict[str, Any]:
-    parameters = tool["function"].get("parameters") if strict else None
-    schema = dict(parameters) if isinstance(parameters, Mapping) and parameters else dict(_ANY_OBJECT)
-    return {**schema, "x-guidance": _SEPARATORS}
+def _json(schema: Mapping[str, Any]) -> str:
+    return "%json " + json.dumps({**schema, "x-guidance": _SEPARATORS})
+
+
+def _arguments_rules(rule: str, tool: Mapping[str, Any], strict: bool) -> list[str]:
+    """Lark rules for one tool's arguments object, ``rule`` naming it. With a closed schema (its ``properties``,
+    ``additionalProperties: false``) the keys are the schema's, in any order, each value in its own schema: JSON
+    schema grammars write properties in the schema's order, and a model trained on calls in another order (EDGE's:
+    the filters, then ``KEY``, ``pageNo``, ``numOfRows``) then puts a filter's value into the first key the grammar
+    allows. Otherwise (or ``strict=False``) any JSON object."""
+    parameters = tool["function"].get("parameters")
+    properties = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    if not strict or not isinstance(properties, Mapping) or parameters.get("additionalProperties") is not False:
+        return [f"{rule}: {_json(_ANY_OBJECT)}"]
+    if not properties:
+        return [f'{rule}: "{{}}"']
+    pairs = []
+    for j, (name, schema) in enumerate(properties.items()):
+        pairs.append(f"{rule}_{j}: {json.dumps(json.dumps(name) + ': ')} "
+                     f"{_json(schema if isinstance(schema, Mapping) else {})}")
+    alternatives = " | ".join(f"{rule}_{j}" for j in range(len(pairs)))
+    return [f'{rule}: "{{}}" | "{{" {rule}_pair (", " {rule}_pair)* "}}"', f"{rule}_pair: {alternatives}", *pairs]
 
 
 def call_grammar_text(tools: Sequence[Mapping[str, Any]], *, strict: bool = True) -> str:
@@ -79,8 +99,8 @@ def call_grammar_text(tools: Sequence[Mapping[str, Any]], *, strict: bool = True
     lines = ["%llguidance {}", "start: " + " | ".join(f"call_{i}" for i in range(len(tools)))]
     for i, tool in enumerate(tools):
         begin = '\n{"name": ' + json.dumps(tool["function"]["name"]) + ', "arguments": '
-        lines.append(f"call_{i}: {json.dumps(begin)} %json {json.dumps(_schema(tool, strict))} "
-                     f"{json.dumps(CALL_END_TEXT)}")
+        lines.append(f"call_{i}: {json.dumps(begin)} args_{i} {json.dumps(CALL_END_TEXT)}")
+        lines.extend(_arguments_rules(f"args_{i}", tool, strict))
     return "\n".join(lines) + "\n"
 
 
