@@ -465,6 +465,9 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
          grpo_steps: Annotated[int | None, typer.Option(min=1)] = None,
          edge_rounds: Annotated[int | None, typer.Option(min=1, help="Phase A rounds when the loop builds its graph "
                                                                     "(default: the paper's 100)")] = None,
+         edge_tools: Annotated[str | None, typer.Option(help="build the loop's Phase A graph over these tools only: "
+                                                             "'bench' (every tool a KOPA-Bench task offers) or "
+                                                             "names, comma-separated (default: the catalog)")] = None,
          guide_tool_calls: Annotated[bool | None, typer.Option(
              "--guide-tool-calls/--free-tool-calls",
              help="evaluation: decode a call, once the model opens one, under the grammar of the task's offered "
@@ -509,6 +512,11 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
     try:
         if seeds is not None:
             overrides["seeds"] = tuple(int(s) for s in seeds.split(",") if s.strip())
+        if edge_tools is not None:
+            from train.loop.settings import bench_tools
+
+            named = tuple(t.strip() for t in edge_tools.split(",") if t.strip())
+            overrides["edge_tools"] = bench_tools() if named == ("bench",) else named
         loop_settings = LoopSettings.quick(**overrides) if quick else LoopSettings(**overrides)
     except ValidationError as exc:  # a setting out of range: name it and say why
         first = exc.errors()[0]

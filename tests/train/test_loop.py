@@ -82,6 +82,26 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
         assert not re.search(r"kopa-[a-z]+-[0-9a-f]{8}", episodes.read_text()), episodes
 
 
+def test_the_bench_tool_pool_holds_every_tool_the_eval_split_needs_and_the_cli_records_it(tmp_path):
+    from bench.splits import load_split
+    from train.loop.settings import bench_tools
+
+    tools = bench_tools()
+    assert list(tools) == sorted(set(tools)) and 100 < len(tools) < 2416
+    split = load_split("eval-v1")
+    assert {a.tool for task in split.tasks for a in task.golden_actions} <= set(tools)
+    assert {t for task in split.tasks for t in task.available_tools} <= set(tools)
+    # --edge-tools goes to loop.json as the names (here the run stops at its dataset, which is not an export)
+    (tmp_path / "data").mkdir()
+    env = {"KOPA_HOME": str(tmp_path / "home")}
+    for option, recorded in (("bench", list(tools)), ("get_bill_detail, search_all_bills",
+                                                      ["get_bill_detail", "search_all_bills"])):
+        run = tmp_path / f"run-{len(recorded)}"
+        done = loop(env, run, "--dataset", str(tmp_path / "data"), "--edge-tools", option)
+        assert done.exit_code == 2, done.output
+        assert json.loads((run / "loop.json").read_text())["edge_tools"] == recorded
+
+
 def test_runtime_tokens_are_written_as_key_wherever_they_occur():
     from train.loop.evaluate import _redacted
 
@@ -252,7 +272,7 @@ def test_an_evaluation_in_which_no_call_was_written_is_reused_under_another_guid
             assert any("[eval-base] not reused: guide_tool_calls differ" in line for line in said), said
 
 
-def test_reuse_stops_at_the_first_stage_whose_settings_differ_and_refuses_a_corrupt_one(quick_run, tmp_path):
+def test_reuse_takes_each_stage_whose_settings_and_inputs_agree_and_refuses_a_corrupt_one(quick_run, tmp_path):
     from train.loop.reuse import reuse_stages
     from train.loop.settings import LoopSettings
     from train.loop.stages import LoopError
@@ -263,6 +283,13 @@ def test_reuse_stops_at_the_first_stage_whose_settings_differ_and_refuses_a_corr
     assert taken == ["dataset", "audit"]
     assert any("[eval-listed] not reused: seeds differ" in line for line in said), said
     assert not (tmp_path / "other-seeds" / "eval-listed").exists()
+
+    # other data: the audit reads it and runs again; the evaluations read none and are taken
+    said = []
+    taken = reuse_stages(run, tmp_path / "other-data", LoopSettings.quick(edge_items=5), log=said.append)
+    assert taken == ["eval-listed", "eval-base"], said
+    assert any("[audit] not reused: it reads dataset" in line for line in said), said
+    assert not (tmp_path / "other-data" / "audit").exists()
 
     broken = tmp_path / "broken"
     broken.mkdir()

@@ -5,8 +5,9 @@
 A run that changes only its training (more SFT steps, another learning rate) would rebuild the same dataset and play
 the same base evaluation again: an hour on two cores. The stages before SFT read only some settings
 (``STAGE_READS``); where every setting a stage reads is the same in both runs, its finished folder is copied
-(checked first, as the loop checks a stage it skips) and its ``done.json`` says where it came from. Stages are
-taken in order and the first that cannot be taken ends it: the audit reads the dataset, so it is taken only with it.
+(checked first, as the loop checks a stage it skips) and its ``done.json`` says where it came from. A stage is
+taken only with the stages it reads (``STAGE_NEEDS``: the audit reads the dataset); the evaluations read no dataset,
+so a run with other data still takes the earlier base evaluations.
 An evaluation that differs only in its decoding guide is taken when none of its episodes wrote a call: a guide acts
 only inside a call, so it never acted there (the base model answers in text).
 A dataset built inside the earlier run's folder is pointed at its copy; the earlier run is never written to.
@@ -34,6 +35,7 @@ STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage'
     "eval-base": ("model", "split", "split_tasks", "seeds", "limits", "max_new_tokens", "eval_batch",
                   "guide_tool_calls", "guide_tool_names"),
 }
+STAGE_NEEDS: dict[str, tuple[str, ...]] = {"audit": ("dataset",)}  # what a stage reads of the stages before it
 # decoding guides: they act only inside a call the model opens (``train.engines.trl.call_grammar``), so an evaluation
 # in which the model opened no call is the same under any of them; guide_tool_names: the name-only guide, retired
 _GUIDES = frozenset({"guide_tool_calls", "guide_tool_names"})
@@ -68,9 +70,13 @@ def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
     for name in STAGE_READS:
         if Stage(new_run, name).finished() is not None:
             continue  # the run's own
+        missing = [need for need in STAGE_NEEDS.get(name, ()) if need not in taken]
+        if missing:
+            log(f"[{name}] not reused: it reads {', '.join(missing)}, which is not reused")
+            continue
         if Stage(old_run, name).finished() is None:
             log(f"[{name}] not finished in {old_run}: run here")
-            break
+            continue
         changed = differing(old, settings, name)
         if changed and set(changed) <= _GUIDES and _no_call_written(old_run / name):
             log(f"[{name}] {', '.join(changed)} differ from {old_run}'s, but none of its episodes wrote a call: "
@@ -78,7 +84,7 @@ def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
             changed = []
         if changed:
             log(f"[{name}] not reused: {', '.join(changed)} differ from {old_run}'s")
-            break
+            continue
         _copy_stage(old_run, new_run, name)
         log(f"[{name}] reused from {old_run}")
         taken.append(name)

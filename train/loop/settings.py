@@ -21,7 +21,7 @@ from bench.limits import EpisodeLimits
 
 from .stages import LoopError
 
-__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "SETTINGS_FILE", "LoopSettings", "recorded_settings",
+__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "SETTINGS_FILE", "LoopSettings", "bench_tools", "recorded_settings",
            "settings_then"]
 
 SETTINGS_FILE = "loop.json"  # a run's settings, written before its first stage
@@ -80,6 +80,21 @@ class LoopSettings(BaseModel):
             "probe_every": 1, "eval_batch": 2, "grpo_steps": 1, "grpo_generations": 2, "max_new_tokens": 16,
             "limits": LOOP_LIMITS.model_copy(update={"max_turns": 2, "max_description_chars": 0})}
         return cls(**{**base, **overrides})
+
+
+def bench_tools(task_file: Path | None = None) -> tuple[str, ...]:
+    """Every tool a KOPA-Bench task offers (``--edge-tools bench``), sorted: the APIs the benchmark is about, 230 of
+    the catalog's 2,416. EDGE data over them calls the tools the evaluated tasks need; the audit still keeps the split's
+    queries and golden trajectories out of it. Over the whole catalog, 300 items called 9 of the 48 tools the eval
+    split's golden actions use (run5, ``results/train-loop.md``)."""
+    from bench.task import load_tasks
+    from bench.taskset.build import DEFAULT_TASKS
+
+    tools: set[str] = set()
+    for task in load_tasks(task_file or DEFAULT_TASKS):
+        tools.update(task.available_tools)
+        tools.update(action.tool for action in task.golden_actions)
+    return tuple(sorted(tools))
 
 
 # settings added after runs had started, with the value that earlier runs (which do not record them) ran with
