@@ -129,27 +129,47 @@ def _steps(run: Path) -> list[dict]:
     return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
 
 
-def test_a_killed_run_continues_from_its_last_checkpoint_and_ends_as_an_unbroken_run_would(sft_dataset, tiny,
-                                                                                          tmp_path):
-    import torch
-    from safetensors.torch import load_file
+def _killed_at_save(step: int):
+    """A trainer callback that kills the run right after the checkpoint of ``step`` is saved."""
     from transformers import TrainerCallback
 
-    from train.engines.trl.sft import latest_trainer_checkpoint, run_sft
-
-    class KillAtStep2(TrainerCallback):
+    class KillAtSave(TrainerCallback):
         def on_save(self, args, state, control, **kwargs):
-            if state.global_step == 2:
+            if state.global_step == step:
                 raise _Killed
 
-    def train(run: Path, *callbacks) -> Path:
-        return run_sft(sft_dataset, home=tmp_path / "home", model=tiny, max_steps=3, seed=3, max_length=MAX_LENGTH,
-                       run_dir=run, save_every=1, resume=True, callbacks=callbacks)
+    return KillAtSave()
 
+
+def _resumable_sft(sft_dataset, tiny, tmp_path, max_steps: int):
+    from train.engines.trl.sft import run_sft
+
+    def train(run: Path, *callbacks) -> Path:
+        return run_sft(sft_dataset, home=tmp_path / "home", model=tiny, max_steps=max_steps, seed=3,
+                       max_length=MAX_LENGTH, run_dir=run, save_every=1, resume=True, callbacks=callbacks)
+
+    return train
+
+
+def _same_adapter(run: Path, other: Path) -> bool:
+    import torch
+    from safetensors.torch import load_file
+
+    weights = load_file(run / "checkpoint" / "adapter_model.safetensors")
+    expected = load_file(other / "checkpoint" / "adapter_model.safetensors")
+    return weights.keys() == expected.keys() and all(torch.allclose(weights[k], expected[k], atol=1e-5)
+                                                     for k in weights)
+
+
+def test_a_killed_run_continues_from_its_last_checkpoint_and_ends_as_an_unbroken_run_would(sft_dataset, tiny,
+                                                                                          tmp_path):
+    from train.engines.trl.sft import latest_trainer_checkpoint
+
+    train = _resumable_sft(sft_dataset, tiny, tmp_path, max_steps=3)
     whole = train(tmp_path / "whole")
     cut = tmp_path / "cut"
     with pytest.raises(_Killed):
-        train(cut, KillAtStep2())
+        train(cut, _killed_at_save(2))
     assert latest_trainer_checkpoint(cut) == cut / "checkpoint-2"
     assert sorted(p.name for p in cut.glob("checkpoint-*")) == ["checkpoint-2"]  # only the latest is kept
     assert not (cut / "checkpoint").exists()
@@ -161,24 +181,12 @@ def test_a_killed_run_continues_from_its_last_checkpoint_and_ends_as_an_unbroken
     for resumed, unbroken in zip(_steps(cut), _steps(whole), strict=True):
         assert resumed["loss"] == pytest.approx(unbroken["loss"], rel=1e-4)
         assert resumed["tokens"] == unbroken["tokens"]
-    weights = load_file(cut / "checkpoint" / "adapter_model.safetensors")
-    expected = load_file(whole / "checkpoint" / "adapter_model.safetensors")
-    assert weights.keys() == expected.keys()
-    assert all(torch.allclose(weights[k], expected[k], atol=1e-5) for k in weights)
+    assert _same_adapter(cut, whole)
     assert not list(cut.glob("checkpoint-*")) and not list(whole.glob("checkpoint-*"))  # spent once the end is written
 
 
 def test_a_run_killed_after_its_last_checkpoint_trains_no_step_more(sft_dataset, tiny, tmp_path):
-    import torch
-    from safetensors.torch import load_file
     from transformers import TrainerCallback
-
-    from train.engines.trl.sft import run_sft
-
-    class KillAtTheLastSave(TrainerCallback):  # as the kill of a loop during its last step's probe
-        def on_save(self, args, state, control, **kwargs):
-            if state.global_step == 2:
-                raise _Killed
 
     class Starts(TrainerCallback):
         seen: list = []
@@ -186,23 +194,17 @@ def test_a_run_killed_after_its_last_checkpoint_trains_no_step_more(sft_dataset,
         def on_train_begin(self, args, state, control, model=None, processing_class=None, **kwargs):
             self.seen.append((state.global_step, model is not None, processing_class is not None))
 
-    def train(run: Path, *callbacks) -> Path:
-        return run_sft(sft_dataset, home=tmp_path / "home", model=tiny, max_steps=2, seed=3, max_length=MAX_LENGTH,
-                       run_dir=run, save_every=1, resume=True, callbacks=callbacks)
-
+    train = _resumable_sft(sft_dataset, tiny, tmp_path, max_steps=2)
     whole = train(tmp_path / "whole")
     cut = tmp_path / "cut"
     with pytest.raises(_Killed):
-        train(cut, KillAtTheLastSave())
+        train(cut, _killed_at_save(2))  # as the kill of a loop during its last step's probe
     assert (cut / "checkpoint-2" / "trainer_state.json").is_file()
     starts = Starts()
     train(cut, starts)
     assert [m["step"] for m in _steps(cut)] == [1, 2]  # transformers alone would train a step 3 here
     assert starts.seen == [(2, True, True)]  # the callbacks (the loop's probes) still start, at step 2
-    weights = load_file(cut / "checkpoint" / "adapter_model.safetensors")
-    expected = load_file(whole / "checkpoint" / "adapter_model.safetensors")
-    assert weights.keys() == expected.keys()
-    assert all(torch.allclose(weights[k], expected[k], atol=1e-5) for k in weights)
+    assert _same_adapter(cut, whole)
     assert not list(cut.glob("checkpoint-*"))
 
 
