@@ -93,11 +93,10 @@ def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
 
 def _no_call_written(stage_dir: Path) -> bool:
     """Whether every episode of an evaluation stage wrote no tool call (readable or not)."""
-    path = stage_dir / "episodes.jsonl"
-    if not path.is_file():
-        return False
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return bool(rows) and all(row.get("calls") == 0 for row in rows)
+    from .evaluate import read_episodes
+
+    rows = read_episodes(stage_dir / "episodes.jsonl")
+    return bool(rows) and all(row.calls == 0 for row in rows)
 
 
 def _copy_stage(old_run: Path, new_run: Path, name: str) -> None:

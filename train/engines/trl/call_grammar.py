@@ -107,30 +107,27 @@ def call_grammar_text(tools: Sequence[Mapping[str, Any]], *, strict: bool = True
 class CallGrammar:
     """The decoding guide of one turn (module doc)."""
 
-    def __init__(self, tokenizer: Any, grammar: str, *, vocab_size: int, written_before: str = ""):
-        self.tokenizer, self.grammar, self.vocab_size = tokenizer, grammar, vocab_size
+    def __init__(self, tokenizer: Any, grammar: str, *, written_before: str = ""):
+        self.tokenizer, self.grammar = tokenizer, grammar
         self.ll = _ll_tokenizer(tokenizer)
         self.written_before = written_before  # text of this turn before the first decoded id (tests)
         self.matcher: Any = None
         self.fed = 0  # decoded ids the open call's matcher has consumed
         self.searched_to = 0  # where in the turn's text to look for the next trigger
-        self.calls = 0  # calls the grammar has guided this turn
 
     @classmethod
-    def for_tools(cls, tokenizer: Any, tools: Sequence[Mapping[str, Any]], *, vocab_size: int | None = None,
-                  written_before: str = "") -> CallGrammar:
+    def for_tools(cls, tokenizer: Any, tools: Sequence[Mapping[str, Any]], *, written_before: str = "") -> CallGrammar:
         """The guide for a turn offered ``tools``; a schema llguidance cannot compile leaves only the names guided."""
         import llguidance
 
-        size = vocab_size or len(tokenizer)
         grammar = call_grammar_text(tools)
         if llguidance.LLMatcher(_ll_tokenizer(tokenizer), grammar).is_error():
             grammar = call_grammar_text(tools, strict=False)
-        return cls(tokenizer, grammar, vocab_size=size, written_before=written_before)
+        return cls(tokenizer, grammar, written_before=written_before)
 
     def allowed(self, ids: Sequence[int]) -> Any:
-        """The tokens that may come next after ``ids`` (this turn's decoded ids so far), as a bool tensor of
-        ``vocab_size``; None where the model writes freely (outside a call)."""
+        """The tokens that may come next after ``ids`` (this turn's decoded ids so far), as a bool tensor over the
+        tokenizer's ids (``kv_reuse`` fits it to the logits); None where the model writes freely (outside a call)."""
         if self.matcher is not None:
             new = list(ids[self.fed:])
             self.fed = len(ids)
@@ -160,7 +157,6 @@ class CallGrammar:
             self.searched_to = start + len(TRIGGER)  # what follows the trigger already left the grammar
             return False
         self.matcher, self.fed = matcher, len(ids)
-        self.calls += 1
         if matcher.is_stopped():  # the whole call came in the trigger's token (not seen with real tokenizers)
             self._leave_call(ids)
             return False
@@ -175,7 +171,4 @@ class CallGrammar:
         import torch
 
         bits = np.unpackbits(np.frombuffer(self.matcher.compute_bitmask(), dtype=np.uint8), bitorder="little")
-        mask = torch.zeros(self.vocab_size, dtype=torch.bool)
-        n = min(self.vocab_size, bits.size)
-        mask[:n] = torch.from_numpy(bits[:n].astype(bool))
-        return mask
+        return torch.from_numpy(bits.astype(bool))

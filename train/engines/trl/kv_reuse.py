@@ -146,12 +146,11 @@ def _guided(logits: Any, out: list[list[int]], done: list[bool], guides: Sequenc
         allowed = guide(out[row])
         if allowed is None:
             continue
-        if isinstance(allowed, torch.Tensor):  # a bool mask over the guide's vocabulary
-            keep = torch.zeros(logits.shape[-1], dtype=torch.bool, device=logits.device)
+        keep = torch.zeros(logits.shape[-1], dtype=torch.bool, device=logits.device)
+        if isinstance(allowed, torch.Tensor):  # a bool mask over the guide's vocabulary (it may be padded)
             n = min(len(keep), len(allowed))
             keep[:n] = allowed[:n].to(logits.device)
         else:  # token ids
-            keep = torch.zeros(logits.shape[-1], dtype=torch.bool, device=logits.device)
             keep[torch.tensor(list(allowed), dtype=torch.long, device=logits.device)] = True
         if keep.any():  # a guide that allows nothing would leave only -inf: the model's own choice stands
             logits[row] = logits[row].masked_fill(~keep, float("-inf"))
