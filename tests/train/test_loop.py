@@ -52,7 +52,7 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
     for stage in STAGES[:-1]:
         assert (run / stage / DONE_FILE).is_file(), stage
     report = json.loads((run / "report" / "report.json").read_text())
-    assert [m["name"] for m in report["models"]] == MODELS
+    assert [m["name"].split(" = ")[0] for m in report["models"]] == MODELS
     by_name = {m["name"]: m for m in report["models"]}
     split_tasks, seeds = report["settings"]["split_tasks"], report["settings"]["seeds"]
     assert all(m["episodes"] == split_tasks * len(seeds) for m in report["models"])
@@ -65,7 +65,7 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
     assert [p["examples_seen"] for p in report["sft_probes"]] == [0, 1]
     assert len(report["sft_steps"]) == 1 and report["sft_steps"][0]["loss"] > 0
     assert len(report["grpo_steps"]) == 1
-    assert "| listed tools in order |" in output and "| tuned (SFT + GRPO) |" in output
+    assert "| listed tools in order |" in output and "| tuned (SFT + GRPO)" in output
     assert "<table>" in (run / "report" / "report.html").read_text()
     audit = json.loads((run / "audit" / DONE_FILE).read_text())["figures"]
     assert audit["clean"] is True and audit["training_items"] >= 1
@@ -80,6 +80,40 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
     assert sum(len(row["actions"]) for row in listed_rows) == sum(row["calls"] for row in listed_rows)
     for episodes in run.glob("*/episodes.jsonl"):
         assert not re.search(r"kopa-[a-z]+-[0-9a-f]{8}", episodes.read_text()), episodes
+
+
+def test_an_adapter_grpo_left_unchanged_is_not_evaluated_again_and_a_changed_one_is(quick_run, tmp_path):
+    """The tiny model passes no rollout, so every GRPO advantage is 0 and the adapter comes out bit for bit the SFT
+    one: eval-grpo takes eval-sft's episodes, and the report says so. Changed by one weight, it is played."""
+    from safetensors.torch import load_file, save_file
+
+    from train.loop.run import same_adapter
+    from train.loop.stages import Stage
+
+    env, run, _ = quick_run
+    assert {line["reward_mean"] for line in map(json.loads, (run / "grpo" / "metrics.jsonl").open())} == {0.0}
+    assert same_adapter(run / "sft" / "checkpoint", run / "grpo" / "checkpoint")
+    assert json.loads((run / "eval-grpo" / DONE_FILE).read_text())["figures"]["same_weights_as"] == "eval-sft"
+    assert (run / "eval-grpo" / "episodes.jsonl").read_bytes() == (run / "eval-sft" / "episodes.jsonl").read_bytes()
+    names = [m["name"] for m in json.loads((run / "report" / "report.json").read_text())["models"]]
+    assert names[-1] == "tuned (SFT + GRPO) = tuned (SFT): no weight changed"
+
+    changed = tmp_path / "changed"
+    shutil.copytree(run, changed, ignore=shutil.ignore_patterns("loop.lock"))
+    weights = changed / "grpo" / "checkpoint" / "adapter_model.safetensors"
+    tensors = load_file(weights)
+    first = sorted(tensors)[0]
+    tensors[first] = tensors[first] + 0.5
+    save_file(tensors, weights)
+    assert not same_adapter(changed / "sft" / "checkpoint", changed / "grpo" / "checkpoint")
+    Stage(changed, "grpo").finish(["checkpoint", "metrics.jsonl"], {"steps": 1})  # as if GRPO had written it
+    shutil.rmtree(changed / "eval-grpo")
+    again = loop(env, changed)
+    assert again.exit_code == 0, again.output
+    assert "[eval-grpo] running" in again.output and "unchanged" not in again.output
+    assert "same_weights_as" not in json.loads((changed / "eval-grpo" / DONE_FILE).read_text())["figures"]
+    names = [m["name"] for m in json.loads((changed / "report" / "report.json").read_text())["models"]]
+    assert names[-1] == "tuned (SFT + GRPO)"
 
 
 def test_the_bench_tool_pool_holds_every_tool_the_eval_split_needs_and_the_cli_records_it(tmp_path):
@@ -301,3 +335,25 @@ def test_reuse_takes_each_stage_whose_settings_and_inputs_agree_and_refuses_a_co
     assert not (tmp_path / "from-broken" / "dataset").exists()
     with pytest.raises(LoopError, match="not a loop run"):
         reuse_stages(tmp_path / "nothing", tmp_path / "x", LoopSettings.quick())
+
+
+def test_same_adapter_needs_equal_configs_and_tensors(tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    from train.loop.run import same_adapter
+
+    def adapter(name: str, value: float, r: int = 8) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        save_file({"w": torch.full((2, 2), value)}, folder / "adapter_model.safetensors")
+        modules = ["q_proj", "v_proj"] if name != "b" else ["v_proj", "q_proj"]  # peft writes a set: any order
+        (folder / "adapter_config.json").write_text(json.dumps({"r": r, "target_modules": modules}))
+        return folder
+
+    a, b = adapter("a", 1.0), adapter("b", 1.0)
+    assert same_adapter(a, b)
+    assert not same_adapter(a, adapter("c", 1.0 + 1e-6))
+    assert not same_adapter(a, adapter("d", 1.0, r=16))
+    (b / "adapter_model.safetensors").unlink()
+    assert not same_adapter(a, b)

@@ -226,6 +226,20 @@ class Loop:
         figures = {k: v.mean for k, v in summary.figures.items()}
         return stage.finish([EPISODES], {"episodes": len(rows), **figures})
 
+    def evaluate_grpo(self, stage: Stage) -> dict[str, Any]:
+        """The GRPO checkpoint evaluated; when GRPO changed no weight of the SFT adapter (every rollout group's
+        rewards were equal, so every advantage and gradient was zero), it is the model eval-sft played greedily
+        with the same settings, and that evaluation is taken instead of an hour of playing it again."""
+        sft, grpo = self.run / "sft" / "checkpoint", self.run / "grpo" / "checkpoint"
+        if same_adapter(sft, grpo):
+            self.log("  GRPO left the SFT adapter unchanged: its evaluation is eval-sft's")
+            shutil.copyfile(self.run / "eval-sft" / EPISODES, stage.dir / EPISODES)
+            rows = read_episodes(stage.dir / EPISODES)
+            summary = summarize_model(EVALUATED[stage.name], rows)
+            return stage.finish([EPISODES], {"episodes": len(rows), "same_weights_as": "eval-sft",
+                                             **{k: v.mean for k, v in summary.figures.items()}})
+        return self.evaluate(stage, grpo)
+
     def sft(self, stage: Stage) -> dict[str, Any]:
         from train.engines.trl.sft import latest_trainer_checkpoint, run_sft
 
@@ -262,8 +276,14 @@ class Loop:
         stage.finish(["report.json", "report.md", "report.html"])
         return report
 
+    def _label(self, name: str) -> str:
+        done = self.run / name / "done.json"
+        record = json.loads(done.read_text(encoding="utf-8")) if done.is_file() else {}
+        same = record.get("figures", {}).get("same_weights_as")
+        return EVALUATED[name] + (f" = {EVALUATED[same]}: no weight changed" if same in EVALUATED else "")
+
     def build_report(self) -> LoopReport:
-        models = [summarize_model(label, read_episodes(self.run / name / EPISODES)) for name, label in EVALUATED.items()
+        models = [summarize_model(self._label(name), read_episodes(self.run / name / EPISODES)) for name in EVALUATED
                   if (self.run / name / EPISODES).is_file()]
         return LoopReport(models=models, settings=_dump_settings(self.settings),
                           sft_steps=_lines(self.run / "sft" / "metrics.jsonl"),
@@ -271,6 +291,25 @@ class Loop:
                           probes=json.loads((self.run / "sft" / "probes.json").read_text(encoding="utf-8"))
                           if (self.run / "sft" / "probes.json").is_file() else [],
                           stage_seconds=dict(self.times))
+
+
+def same_adapter(first: Path, second: Path) -> bool:
+    """Whether two LoRA adapter folders hold the same adapter: equal configs and every tensor equal."""
+    from safetensors.torch import load_file
+
+    def config(folder: Path) -> Any:
+        data = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+        if isinstance(data.get("target_modules"), list):  # a set to peft, written in no fixed order
+            data["target_modules"] = sorted(data["target_modules"])
+        return data
+
+    weights = "adapter_model.safetensors"
+    if not all((f / weights).is_file() and (f / "adapter_config.json").is_file() for f in (first, second)):
+        return False
+    if config(first) != config(second):
+        return False
+    a, b = load_file(first / weights), load_file(second / weights)
+    return a.keys() == b.keys() and all(a[k].shape == b[k].shape and bool((a[k] == b[k]).all()) for k in a)
 
 
 def _input_errors() -> tuple[type[Exception], ...]:
@@ -387,7 +426,7 @@ def _run_stages(settings: LoopSettings, run: Path, *, home: Path, cassettes: Pat
     loop.stage("sft", loop.sft, keep=SFT_RESUME)
     loop.stage("eval-sft", lambda st: loop.evaluate(st, run / "sft" / "checkpoint"), keep=(EPISODES,))
     loop.stage("grpo", loop.grpo)
-    loop.stage("eval-grpo", lambda st: loop.evaluate(st, run / "grpo" / "checkpoint"), keep=(EPISODES,))
+    loop.stage("eval-grpo", loop.evaluate_grpo, keep=(EPISODES,))
     stage = Stage(run, "report")
     stage.begin()
     report = loop.report(stage)
