@@ -2,6 +2,7 @@
 success of the skeleton beside the refined graph G* (paper Figure 4: 50.2% → 62.7%, pruned 14.8%).
 
     python benchmarks/edge_phase_a.py [--rounds 100] [--trials 500] [--fractions 0.25,0.5,1] [--seed 0]
+                                      [--min-trials-explore N]
                                       [--workers 2 | --ray ADDRESS] [--heldout 2 --heldout-edges 2000]
                                       [--concurrency 8] [--home ~/.kopa]
 
@@ -60,7 +61,8 @@ async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
     catalog = gateway.catalog
     names = sorted(catalog.names())
     tools = sorted(random.Random(args.seed).sample(names, round(fraction * len(names))))
-    settings = PhaseASettings(rounds=args.rounds, trials=args.trials, seed=args.seed)
+    settings = PhaseASettings(rounds=args.rounds, trials=args.trials, seed=args.seed,
+                              min_trials_explore=args.min_trials_explore)
     store = GraphStore.create(folder / f"run-{fraction:g}.duckdb", meta={"seed": args.seed})
     started = time.perf_counter()
     skeleton = build_skeleton(catalog, k_intra=settings.k_intra, k_cross=settings.k_cross, s_min=settings.s_min,
@@ -78,6 +80,11 @@ async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
               f"{counts.admitted:,} admitted; {args.rounds} rounds x {args.trials} paths: {wall:.1f} s, "
               f"{calls:,} calls, {calls / wall:.0f} calls/s; live {counts.live:,}, pruned {counts.pruned:,} "
               f"({100 * counts.pruned_fraction:.1f}%)")
+        tried = [e.posterior.trials for e in store.edges()]
+        print(f"       edges tried 0 / 1 / >= n_min ({settings.n_min}) times: "
+              + " / ".join(f"{100 * share:.1f}%" for share in (
+                  sum(t == 0 for t in tried) / len(tried), sum(t == 1 for t in tried) / len(tried),
+                  sum(t >= settings.n_min for t in tried) / len(tried))))
         steady = (round_times[-1] - round_times[0]) / (len(round_times) - 1) if len(round_times) > 1 else None
         if steady:
             print(f"       admission and first round {round_times[0] - started:.1f} s; then {steady:.1f} s a round "
@@ -106,6 +113,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--trials", type=int, default=500)
     parser.add_argument("--fractions", default="0.25,0.5,1")
+    parser.add_argument("--min-trials-explore", type=int, default=None,
+                        help="trials each edge gets before Thompson sampling chooses (None: n_min; 0: Eq. 2 alone)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--heldout", type=int, default=2, help="held-out executions per edge (0: skip)")
     parser.add_argument("--heldout-edges", type=int, default=2000, help="edges sampled per set (0: every edge)")

@@ -87,7 +87,8 @@ def _proposals(proposer: Proposer, catalog: Catalog, candidates: Sequence[Any]) 
 
 async def run_round(store: GraphStore, paths: PathExecutor, settings: PhaseASettings, round_no: int) -> RoundSummary:
     posteriors = store.posteriors(live_only=True)
-    sampler = ThompsonSampler(posteriors, epsilon=settings.epsilon_explore)
+    floor = settings.n_min if settings.min_trials_explore is None else settings.min_trials_explore
+    sampler = ThompsonSampler(posteriors, epsilon=settings.epsilon_explore, min_trials=floor)
     jobs = []
     for m in range(settings.trials):
         rng = trial_rng(settings.seed, round_no, m)

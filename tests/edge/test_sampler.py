@@ -42,3 +42,26 @@ def test_paths_follow_live_edges_without_revisiting_a_tool():
     assert ThompsonSampler({}, epsilon=0.1).path(trial_rng(0, 0, 0), max_edges=3) == []
     with pytest.raises(ValueError, match="epsilon"):
         ThompsonSampler(GRAPH, epsilon=1.5)
+
+
+def test_untested_edges_are_tried_first_each_about_as_often_and_then_thompson_decides():
+    tested = {("a", "b"): EdgePosterior(50.0, 1.0, trials=40), ("b", "d"): EdgePosterior(2.0, 2.0, trials=2)}
+    untested = {("a", "c"): EdgePosterior(1.0, 50.0, trials=1), ("c", "d"): EdgePosterior(2.0, 2.0),
+                ("d", "a"): EdgePosterior(2.0, 2.0, trials=0)}
+    sampler = ThompsonSampler({**tested, **untested}, epsilon=0.0, min_trials=2)
+    firsts = Counter(sampler.path(trial_rng(0, 0, t), max_edges=1)[0] for t in range(3000))
+    assert set(firsts) == set(untested)  # every path starts on an untested edge, each a third of the time
+    assert all(900 < n < 1100 for n in firsts.values())
+    # from a tool with an untested edge the path takes it, even against a much stronger tested one
+    assert {sampler.choose([("a", "b"), ("a", "c")], trial_rng(1, 0, t)) for t in range(50)} == {("a", "c")}
+    for t in range(200):  # paths stay paths: live edges, chained, no tool twice
+        path = sampler.path(trial_rng(2, 0, t), max_edges=3)
+        assert path[0] in untested and all(path[i][1] == path[i + 1][0] for i in range(len(path) - 1))
+        tools = [path[0][0]] + [e[1] for e in path]
+        assert len(tools) == len(set(tools))
+    # once every edge has its trials, Eq. 2 alone: the strong edge wins, starts are uniform tools again
+    done = ThompsonSampler({**tested, ("a", "c"): EdgePosterior(1.0, 50.0, trials=2)}, epsilon=0.0, min_trials=2)
+    assert {done.choose([("a", "b"), ("a", "c")], trial_rng(1, 0, t)) for t in range(50)} == {("a", "b")}
+    assert {done.path(trial_rng(3, 0, t), max_edges=1)[0][0] for t in range(100)} == {"a", "b"}
+    with pytest.raises(ValueError, match="min_trials"):
+        ThompsonSampler(GRAPH, epsilon=0.1, min_trials=-1)
