@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from edge.dataset.stats import PAPER_TABLE_10, PAPER_TABLE_12, dataset_stats, nearest_rank
@@ -27,6 +29,8 @@ def test_hand_computed_figures():
     s = dataset_stats(items)
     assert (s.calls_mean, s.calls_median, s.calls_min, s.calls_max) == (pytest.approx(16 / 3), 4, 4, 8)
     assert (s.steps_le3, s.steps_4_5, s.steps_ge6) == (pytest.approx(200 / 3), pytest.approx(100 / 3), 0)
+    # the same buckets over calls (4, 4, 8): none at <= 3, two at 4-5, one at >= 6
+    assert (s.calls_le3, s.calls_4_5, s.calls_ge6) == (0, pytest.approx(200 / 3), pytest.approx(100 / 3))
     # sequential: trf-001's 4 + fin-001's steps 0 and 2 = 6 of 16 calls
     assert (s.sequential, s.parallel) == (pytest.approx(600 / 16), pytest.approx(1000 / 16))
     # all three are multi-step; trf-001 (n=40) and dst-001 (n=3) have a one-to-many junction
@@ -38,6 +42,7 @@ def test_hand_computed_figures():
     assert s.type_shares["DRV"] == pytest.approx(100 / 3)
     table = s.table()
     assert "4.13 / 4 / 2 / 36" in table and "36.7" in table and "81.2" in table
+    assert re.search(r"Table 10 read as calls: <=3 / 4-5 / >=6 \(%\) +0\.0 / 66\.7 / 33\.3 +42\.3 / 50\.9 / 6\.7", table)
     assert s.as_json()["paper"]["table_10"] == PAPER_TABLE_10 and list(PAPER_TABLE_12) == [t.value for t in TaskType]
 
 
