@@ -171,10 +171,20 @@ def _enum(records: Sequence[Mapping[str, Any]], name: str) -> bool:
 
 def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
                 bound: str) -> dict[str, list[tuple[str, Any]]]:
-    """Operator → the (field, pivot) choices that leave 1..φ distinct bound values (the bounded subset)."""
+    """Operator → the (field, pivot) choices that leave 1..φ distinct bound values (the bounded subset).
+
+    A threshold, equality or date operator takes the pivots that leave 2..φ values where its field has any, and
+    those that leave one only where it has none: a process node that narrows thousands of records to a handful
+    and calls the next tool for each is the paper's DRV (§3.3, "selects a bounded subset"); max, min and
+    most-frequent select one by definition, and they stay in the operator mix.
+    """
     described = _descriptions(draft, tool)
     limit = FAN_BUDGET
     out: dict[str, list[tuple[str, Any]]] = {}
+
+    def pivoted(op: str, name: str) -> list[Any]:
+        return (pivots(records, op, field=name, bound=bound, phi=limit, least=2)
+                or pivots(records, op, field=name, bound=bound, phi=limit))
 
     def keep(op: str, name: str, pivot: Any = None) -> None:
         left = distinct_values(derive(records, op, field=name, pivot=pivot), bound)
@@ -188,13 +198,13 @@ def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
             for op in ("max", "min"):
                 keep(op, name)
             for op in ("ge", "le"):
-                for pivot in pivots(records, op, field=name, bound=bound, phi=limit):
+                for pivot in pivoted(op, name):
                     out.setdefault(op, []).append((name, pivot))
         elif _dated(records, name):
-            for pivot in pivots(records, "date_after", field=name, bound=bound, phi=limit):
+            for pivot in pivoted("date_after", name):
                 out.setdefault("date_after", []).append((name, pivot))
         elif _enum(records, name):
-            for pivot in pivots(records, "eq", field=name, bound=bound, phi=limit):
+            for pivot in pivoted("eq", name):
                 out.setdefault("eq", []).append((name, pivot))
     keep("most_frequent", bound)
     return out

@@ -101,8 +101,9 @@ def derive(records: Sequence[Record], operator: str, *, field: str, pivot: Any =
     return [r for r in records if _text(r.get(field)) == winner]
 
 
-def pivots(records: Sequence[Record], operator: str, *, field: str, bound: str, phi: int = FAN_BUDGET) -> list[Any]:
-    """Observed values of ``field`` that, as the pivot of ``operator``, leave 1..φ distinct ``bound`` values.
+def pivots(records: Sequence[Record], operator: str, *, field: str, bound: str, phi: int = FAN_BUDGET,
+           least: int = 1) -> list[Any]:
+    """Observed values of ``field`` that, as the pivot of ``operator``, leave ``least``..φ distinct ``bound`` values.
 
     In a fixed order (numbers ascending, dates ascending, text by first appearance), so a seeded choice
     among them is reproducible. Empty for the operators that take no pivot.
@@ -117,7 +118,7 @@ def pivots(records: Sequence[Record], operator: str, *, field: str, bound: str, 
                 chosen = groups.setdefault(value, set())
                 if (b := _text(r.get(bound))) is not None:
                     chosen.add(b)
-        return [v for v, chosen in groups.items() if 1 <= len(chosen) <= phi]
+        return [v for v, chosen in groups.items() if max(least, 1) <= len(chosen) <= phi]
     if operator in ("ge", "le"):
         read: Any = as_number
     elif operator == "date_after":
@@ -139,7 +140,7 @@ def pivots(records: Sequence[Record], operator: str, *, field: str, bound: str, 
             selected |= by_key[key]
         if len(selected) > phi:
             break
-        if selected:
+        if selected and len(selected) >= least:
             good.append(key)
         if operator == "date_after":
             selected |= by_key[key]

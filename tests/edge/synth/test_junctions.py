@@ -73,9 +73,13 @@ def test_pivots_leave_at_most_phi_distinct_bound_values():
     for pivot in pivots(RECORDS, "date_after", field="date", bound="name", phi=2):
         assert 1 <= len(distinct_values(derive(RECORDS, "date_after", field="date", pivot=pivot), "name")) <= 2
     assert pivots(RECORDS, "max", field="price", bound="name") == []
+    # at least two values left: 1700 leaves 가 and 다 (kept), and no eq pivot of kind leaves two routes but 경유, 휘발유
+    assert pivots(RECORDS, "ge", field="price", bound="name", phi=3, least=2) == [1650, 1700]
+    assert pivots(RECORDS, "ge", field="price", bound="name", phi=3, least=3) == [1650]
+    assert pivots(RECORDS, "eq", field="kind", bound="route", phi=5, least=2) == ["휘발유", "경유"]
 
 
-def _pivots_by_definition(records, operator, field, bound, phi):
+def _pivots_by_definition(records, operator, field, bound, phi, least=1):
     """Every observed value tried as the pivot through ``derive``: the definition the sweep must agree with."""
     if operator in ("ge", "le"):
         observed = sorted({n for r in records if (n := as_number(r.get(field))) is not None})
@@ -84,8 +88,8 @@ def _pivots_by_definition(records, operator, field, bound, phi):
         candidates = sorted({d for r in records if (d := as_date(r.get(field))) is not None})
     else:
         candidates = distinct_values(records, field)
-    return [p for p in candidates if 1 <= len(distinct_values(derive(records, operator, field=field, pivot=p), bound))
-            <= phi]
+    return [p for p in candidates
+            if max(least, 1) <= len(distinct_values(derive(records, operator, field=field, pivot=p), bound)) <= phi]
 
 
 def test_the_pivot_sweep_agrees_with_trying_every_pivot_through_derive():
@@ -102,10 +106,11 @@ def test_the_pivot_sweep_agrees_with_trying_every_pivot_through_derive():
             if rng.random() < 0.9:
                 record["id"] = rng.choice(["a", "b", "c", "d", "e", "f", "g", "", None])
             records.append(record)
-        phi = rng.choice([1, 2, 5])
+        phi, least = rng.choice([1, 2, 5]), rng.choice([1, 1, 2, 3])
         for operator, field in [("ge", "x"), ("le", "x"), ("date_after", "day"), ("eq", "kind"), ("eq", "x")]:
-            assert pivots(records, operator, field=field, bound="id", phi=phi) == \
-                _pivots_by_definition(records, operator, field, "id", phi), (operator, field, phi, records)
+            assert pivots(records, operator, field=field, bound="id", phi=phi, least=least) == \
+                _pivots_by_definition(records, operator, field, "id", phi, least), (operator, field, phi, least,
+                                                                                     records)
 
 
 def test_the_llm_writer_refuses_a_leaking_or_foreign_question():
@@ -129,3 +134,26 @@ def test_a_comparison_names_its_branches_by_one_argument_only_when_every_branch_
     # an argument set in one branch and absent in the other also "differs", but cannot label both
     assert _label_key(["SD_SCHUL_CODE"], [{"SD_SCHUL_CODE": "7010057", "ATPT": "B10"}, {"ATPT": "B10"}]) is None
     assert _label_key(["a", "b"], [{"a": 1, "b": 1}, {"a": 2, "b": 2}]) is None
+
+
+def test_a_drv_threshold_keeps_several_values_where_its_field_allows_and_one_only_where_it_does_not():
+    """The process node narrows to a handful (2..φ) when a pivot can; max/min/most-frequent still pick one."""
+    from types import SimpleNamespace
+
+    from edge.synth.execute import derivations
+
+    output = [SimpleNamespace(name="price", description_ko="가격"), SimpleNamespace(name="name", description_ko="이름"),
+              SimpleNamespace(name="kind", description_ko="유종")]
+    draft = SimpleNamespace(spec=lambda tool: SimpleNamespace(output=output))
+    options = derivations(draft, "prices", RECORDS, "name")
+    for op in ("ge", "le", "eq"):
+        for name, pivot in options[op]:
+            assert 2 <= len(distinct_values(derive(RECORDS, op, field=name, pivot=pivot), "name")) <= 5, (op, pivot)
+    assert ("price", 1700) in options["ge"] and ("kind", "LPG") not in options["eq"]  # LPG: one name only
+    for op in ("max", "min", "most_frequent"):
+        assert all(len(distinct_values(derive(RECORDS, op, field=f, pivot=p), "name")) == 1 for f, p in options[op])
+    # 나 (경유, 호남선) and 마 (LPG, 영동선): every kind leaves one route, so those single picks remain; a price
+    # threshold can leave both routes (>= 1600), so it takes only that pivot
+    routes = derivations(draft, "prices", [RECORDS[1], RECORDS[4]], "route")
+    assert [o for o in routes["eq"] if o[0] == "kind"] == [("kind", "경유"), ("kind", "LPG")]
+    assert routes["ge"] == [("price", 1600)]
