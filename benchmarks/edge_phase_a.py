@@ -2,7 +2,7 @@
 success of the skeleton beside the refined graph G* (paper Figure 4: 50.2% → 62.7%, pruned 14.8%).
 
     python benchmarks/edge_phase_a.py [--rounds 100] [--trials 500] [--fractions 0.25,0.5,1] [--seed 0]
-                                      [--min-trials-explore N]
+                                      [--explore-floor N]
                                       [--workers 2 | --ray ADDRESS] [--heldout 2 --heldout-edges 2000]
                                       [--concurrency 8] [--home ~/.kopa]
 
@@ -62,7 +62,7 @@ async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
     names = sorted(catalog.names())
     tools = sorted(random.Random(args.seed).sample(names, round(fraction * len(names))))
     settings = PhaseASettings(rounds=args.rounds, trials=args.trials, seed=args.seed,
-                              min_trials_explore=args.min_trials_explore)
+                              explore_floor=args.explore_floor)
     store = GraphStore.create(folder / f"run-{fraction:g}.duckdb", meta={"seed": args.seed})
     started = time.perf_counter()
     skeleton = build_skeleton(catalog, k_intra=settings.k_intra, k_cross=settings.k_cross, s_min=settings.s_min,
@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--trials", type=int, default=500)
     parser.add_argument("--fractions", default="0.25,0.5,1")
-    parser.add_argument("--min-trials-explore", type=int, default=None,
+    parser.add_argument("--explore-floor", type=int, default=None,
                         help="trials each edge gets before Thompson sampling chooses (None: n_min; 0: Eq. 2 alone)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--heldout", type=int, default=2, help="held-out executions per edge (0: skip)")

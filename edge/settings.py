@@ -32,9 +32,9 @@ class PhaseASettings(BaseModel):
     tau_prune: float = Field(0.5, gt=0, lt=1, description="τ_prune: viability threshold of Eq. 5")
     epsilon_prune: float = Field(0.3, gt=0, lt=1, description="ε_prune: pruning confidence level of Eq. 5")
     n_min: int = Field(2, ge=1, description="n_min: trials an edge needs before it can be pruned")
-    min_trials_explore: int | None = Field(None, ge=0, description="trials an edge gets before Thompson sampling "
-                                           "chooses between it and others (edge.graph.sampler); None: n_min, "
-                                           "0: Eq. 2 alone from uniform start tools")
+    explore_floor: int | None = Field(None, ge=0, description="trials an edge gets, and more (up to 4x) while Eq. 5 "
+                                      "can neither prune nor trust it, before Thompson sampling chooses between it "
+                                      "and others (edge.graph.sampler); None: n_min; 0: Eq. 2 alone")
     max_path_edges: int = Field(3, ge=1, description="edges per sampled path (a path of n edges makes n+1 calls)")
     environmental_retries: int = Field(2, ge=0, description="retries of a call that met an environmental fault")
     seed: int = Field(0, description="seed of every random choice (sampling, exploration, record choice)")

@@ -22,7 +22,7 @@ from mcp_gateway.runtime.runtime import ToolRuntime
 from .executor import PathRunner
 from .pool import InProcessPaths, PathExecutor, PathJob
 from .posterior import EdgePosterior
-from .sampler import EdgeKey, ThompsonSampler, trial_rng
+from .sampler import EdgeKey, ThompsonSampler, trial_rng, undecided
 from edge.settings import PhaseASettings
 from .store import GraphStore
 
@@ -87,8 +87,10 @@ def _proposals(proposer: Proposer, catalog: Catalog, candidates: Sequence[Any]) 
 
 async def run_round(store: GraphStore, paths: PathExecutor, settings: PhaseASettings, round_no: int) -> RoundSummary:
     posteriors = store.posteriors(live_only=True)
-    floor = settings.n_min if settings.min_trials_explore is None else settings.min_trials_explore
-    sampler = ThompsonSampler(posteriors, epsilon=settings.epsilon_explore, min_trials=floor)
+    floor = settings.n_min if settings.explore_floor is None else settings.explore_floor
+    sampler = ThompsonSampler(posteriors, epsilon=settings.epsilon_explore,
+                              untested=undecided(posteriors, floor=floor, tau=settings.tau_prune,
+                                                 epsilon=settings.epsilon_prune))
     jobs = []
     for m in range(settings.trials):
         rng = trial_rng(settings.seed, round_no, m)

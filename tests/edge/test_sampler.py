@@ -44,24 +44,45 @@ def test_paths_follow_live_edges_without_revisiting_a_tool():
         ThompsonSampler(GRAPH, epsilon=1.5)
 
 
-def test_untested_edges_are_tried_first_each_about_as_often_and_then_thompson_decides():
+
+def test_undecided_edges_are_tried_first_each_about_as_often_and_then_thompson_decides():
     tested = {("a", "b"): EdgePosterior(50.0, 1.0, trials=40), ("b", "d"): EdgePosterior(2.0, 2.0, trials=2)}
     untested = {("a", "c"): EdgePosterior(1.0, 50.0, trials=1), ("c", "d"): EdgePosterior(2.0, 2.0),
                 ("d", "a"): EdgePosterior(2.0, 2.0, trials=0)}
-    sampler = ThompsonSampler({**tested, **untested}, epsilon=0.0, min_trials=2)
+    sampler = ThompsonSampler({**tested, **untested}, epsilon=0.0, untested=set(untested))
     firsts = Counter(sampler.path(trial_rng(0, 0, t), max_edges=1)[0] for t in range(3000))
-    assert set(firsts) == set(untested)  # every path starts on an untested edge, each a third of the time
+    assert set(firsts) == set(untested)  # every path starts on an undecided edge, each a third of the time
     assert all(900 < n < 1100 for n in firsts.values())
-    # from a tool with an untested edge the path takes it, even against a much stronger tested one
+    # from a tool with an undecided edge the path takes it, even against a much stronger decided one
     assert {sampler.choose([("a", "b"), ("a", "c")], trial_rng(1, 0, t)) for t in range(50)} == {("a", "c")}
     for t in range(200):  # paths stay paths: live edges, chained, no tool twice
         path = sampler.path(trial_rng(2, 0, t), max_edges=3)
         assert path[0] in untested and all(path[i][1] == path[i + 1][0] for i in range(len(path) - 1))
         tools = [path[0][0]] + [e[1] for e in path]
         assert len(tools) == len(set(tools))
-    # once every edge has its trials, Eq. 2 alone: the strong edge wins, starts are uniform tools again
-    done = ThompsonSampler({**tested, ("a", "c"): EdgePosterior(1.0, 50.0, trials=2)}, epsilon=0.0, min_trials=2)
+    # with none undecided, Eq. 2 alone: the strong edge wins, starts are uniform tools again
+    done = ThompsonSampler({**tested, ("a", "c"): EdgePosterior(1.0, 50.0, trials=2)}, epsilon=0.0)
     assert {done.choose([("a", "b"), ("a", "c")], trial_rng(1, 0, t)) for t in range(50)} == {("a", "b")}
     assert {done.path(trial_rng(3, 0, t), max_edges=1)[0][0] for t in range(100)} == {"a", "b"}
-    with pytest.raises(ValueError, match="min_trials"):
-        ThompsonSampler(GRAPH, epsilon=0.1, min_trials=-1)
+
+
+def test_an_edge_is_undecided_until_it_has_its_floor_of_trials_and_eq5_can_prune_or_trust_it():
+    from edge.graph.sampler import undecided
+
+    prior = EdgePosterior.from_feasibility(0.8, kappa=2.0)  # Beta(2.6, 1.4)
+    after = {"": prior}
+    for outcomes in ("F", "FF", "FFF", "S", "SS", "FS"):
+        post = prior
+        for o in outcomes:
+            post = post.updated("missing_field" if o == "F" else "semantic_success")
+        after[outcomes] = post
+    graph = {("x", name or "fresh"): post for name, post in after.items()}
+    out = undecided(graph, floor=2, tau=0.5, epsilon=0.3)
+    # fewer than 2 trials: undecided; after two failures Pr[θ > 0.5] = 0.36 (neither < 0.3 nor > 0.7): still
+    # undecided; a third failure decides (0.23: Eq. 5 prunes); two successes (0.93) or a failure then a
+    # success (0.701) decide for the edge
+    assert out == {("x", "fresh"), ("x", "F"), ("x", "S"), ("x", "FF")}
+    # the cap: an edge tried 4 x floor times is decided, whatever its posterior
+    assert undecided({("x", "y"): EdgePosterior(2.0, 2.0, trials=8)}, floor=2, tau=0.5, epsilon=0.3) == set()
+    assert undecided({("x", "y"): EdgePosterior(2.0, 2.0, trials=7)}, floor=2, tau=0.5, epsilon=0.3) == {("x", "y")}
+    assert undecided(graph, floor=0, tau=0.5, epsilon=0.3) == set()  # floor 0: Eq. 2 alone
