@@ -63,7 +63,10 @@ async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
     tools = sorted(random.Random(args.seed).sample(names, round(fraction * len(names))))
     settings = PhaseASettings(rounds=args.rounds, trials=args.trials, seed=args.seed,
                               explore_floor=args.explore_floor)
-    store = GraphStore.create(folder / f"run-{fraction:g}.duckdb", meta={"seed": args.seed})
+    # the meta `kopa edge graph build` writes, so a kept run reads with `kopa edge graph stats|show`
+    store = GraphStore.create(folder / f"run-{fraction:g}.duckdb", meta={
+        "upstream": "sandbox", "seed": args.seed, "settings": settings.model_dump(exclude={"rounds"}),
+        "proposer": {"kind": "rule"}, "tools": tools if fraction < 1 else None})
     started = time.perf_counter()
     skeleton = build_skeleton(catalog, k_intra=settings.k_intra, k_cross=settings.k_cross, s_min=settings.s_min,
                               seed=settings.seed, tools=tools)

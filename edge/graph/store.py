@@ -220,6 +220,10 @@ class GraphStore:
             seen.setdefault(tool, []).append(json.loads(inputs))
         return seen
 
+    def first_calls(self) -> dict[str, int]:
+        """How many paths each tool started (hop 0), whatever the call returned."""
+        return dict(self.con.execute("SELECT target, count(*) FROM trials WHERE hop = 0 GROUP BY target").fetchall())
+
     def rounds(self) -> list[tuple[int, int, int, int, int]]:
         """(round, paths, trials, successes, pruned) per committed round."""
         return self.con.execute("SELECT round, paths, trials, successes, pruned FROM rounds ORDER BY round").fetchall()

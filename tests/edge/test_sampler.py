@@ -86,3 +86,27 @@ def test_an_edge_is_undecided_until_it_has_its_floor_of_trials_and_eq5_can_prune
     assert undecided({("x", "y"): EdgePosterior(2.0, 2.0, trials=8)}, floor=2, tau=0.5, epsilon=0.3) == set()
     assert undecided({("x", "y"): EdgePosterior(2.0, 2.0, trials=7)}, floor=2, tau=0.5, epsilon=0.3) == {("x", "y")}
     assert undecided(graph, floor=0, tau=0.5, epsilon=0.3) == set()  # floor 0: Eq. 2 alone
+
+
+def test_edges_whose_source_never_answered_a_start_with_a_record_are_left_to_thompson(tmp_path):
+    """A tool that started 4 x floor paths and never returned a record cannot start a test of its edges."""
+    from edge.graph.build import edges_to_test
+    from edge.graph.store import GraphStore, TrialRecord
+    from edge.settings import PhaseASettings
+
+    store = GraphStore.create(tmp_path / "run.duckdb", meta={"seed": 0})
+    prior = EdgePosterior.from_feasibility(0.8, kappa=2.0)
+    store.add_edges([("barren", "b", 0.5, False, 0.8, [], prior), ("fertile", "d", 0.5, False, 0.8, [], prior),
+                     ("young", "f", 0.5, False, 0.8, [], prior)])
+    starts = [TrialRecord(0, m, 0, None, tool, {}, "generic_success") for m, tool in
+              enumerate(["barren"] * 4 + ["fertile"] * 4 + ["young"] * 3)]
+    store.commit_round(0, paths=11, trials=starts, posteriors={}, pruned=[],
+                       observations=[("fertile", {}, {"x": 1})])
+    starts = [TrialRecord(1, m, 0, None, tool, {}, "generic_success") for m, tool in enumerate(["barren"] * 4)]
+    store.commit_round(1, paths=4, trials=starts, posteriors={}, pruned=[])
+    assert store.first_calls() == {"barren": 8, "fertile": 4, "young": 3}
+    settings = PhaseASettings()  # floor n_min = 2: barren after 8 starts without a record
+    tested = edges_to_test(store, store.posteriors(), settings, store.inputs_seen())
+    assert tested == {("fertile", "d"), ("young", "f")}
+    assert edges_to_test(store, store.posteriors(), settings.with_options(explore_floor=0), {}) == set()
+    store.close()
