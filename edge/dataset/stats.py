@@ -14,9 +14,15 @@ Definitions (paper Appendix G):
   single-junction: two sequential calls, a FAN's or DRV's several parallel; only MIXED chains reach four). Both
   readings are reported beside the paper's one column.
 * **sequential / parallel calls** — a call alone in its step is sequential, one sharing its step with others parallel.
-* **one-to-many chaining** — of the multi-step trajectories, the share with at least one junction of cardinality
-  n ≥ 2 (a junction consuming a multi-record output).
-* **chained cardinality** — n over those junctions (n ≥ 2): median, p90 (nearest rank), max.
+* **one-to-many chaining** — as Table 11's caption defines it: of the multi-step trajectories, the share with at
+  least one junction consuming a multi-record tool output (its source call, the latest call of the source tool
+  before the target's, returned ≥ 2 records in ``call_records``).
+* **chained cardinality** — the records consumed at those junctions (the caption's "records consumed"): median, p90
+  (nearest rank), max. Records of the recorded page: the paper's maximum of 224,958 reads as a table's total, which a
+  page of at most 1,000 records cannot reach.
+* **… by distinct values** — the same two figures over junctions whose bound field held n ≥ 2 distinct values (§3.3's
+  cardinality, what types a junction). A SEQ junction (n = 1) can consume a many-record output, so this share is the
+  smaller one.
 * **multi-record calls** — the share of calls whose recorded result (``call_records``) held ≥ 2 records.
 * **type mix** — Table 12's classes, as a share of the tasks.
 """
@@ -76,6 +82,10 @@ class DatasetStats:
     cardinality_median: float | None
     cardinality_p90: float | None
     cardinality_max: int | None
+    one_to_many_values: float
+    value_cardinality_median: float | None
+    value_cardinality_p90: float | None
+    value_cardinality_max: int | None
     multi_record_calls: float
     type_counts: dict[str, int]
     type_shares: dict[str, float]
@@ -103,6 +113,9 @@ class DatasetStats:
             ("Table 11: chained cardinality median / p90 / max",
              f"{card(self.cardinality_median)} / {card(self.cardinality_p90)} / {card(self.cardinality_max)}",
              f"{t11['cardinality_median']} / {t11['cardinality_p90']} / {t11['cardinality_max']:,}"),
+            ("Table 11 by distinct values: one-to-many (%); median / p90 / max",
+             f"{self.one_to_many_values:.1f}; {card(self.value_cardinality_median)} / "
+             f"{card(self.value_cardinality_p90)} / {card(self.value_cardinality_max)}", "–"),
             ("Appendix G: calls returning >=2 records (%)", f"{self.multi_record_calls:.1f}",
              f"{t11['multi_record_calls']}"),
         ]
@@ -121,6 +134,20 @@ class DatasetStats:
                                           "table_12": PAPER_TABLE_12}}
 
 
+def _records_consumed(item: SynthItem, junction: Any) -> int:
+    """The records of the junction's source call: the latest call of its source tool before the target's last call
+    (0 when the trajectory has no such call)."""
+    actions = item.task.golden_actions
+    target_steps = [a.step for a in actions if a.tool == junction.target]
+    before = max(target_steps) if target_steps else math.inf
+    sources = [(a.step, n) for a, n in zip(actions, item.call_records, strict=True)
+               if a.tool == junction.source and a.step < before]
+    if not sources:
+        return 0
+    last = max(step for step, _ in sources)
+    return max(n for step, n in sources if step == last)
+
+
 def dataset_stats(items: Sequence[SynthItem]) -> DatasetStats:
     """Tables 10-12 for ``items``.
 
@@ -135,12 +162,15 @@ def dataset_stats(items: Sequence[SynthItem]) -> DatasetStats:
     sequential = sum(1 for n in per_step.values() if n == 1)
     all_calls = sum(calls)
     multi_step = [i for i in items if i.task.n_steps >= 2]
-    one_to_many = sum(1 for i in multi_step if any(j.cardinality >= 2 for j in i.junctions))
-    cardinalities = [j.cardinality for i in items for j in i.junctions if j.cardinality >= 2]
     for i in items:
         if len(i.call_records) != len(i.task.golden_actions):
             raise ValueError(f"item {i.task.id}: call_records has {len(i.call_records)} entries for "
                              f"{len(i.task.golden_actions)} golden calls")
+    consumed = {i.task.id: [_records_consumed(i, j) for j in i.junctions] for i in items}
+    one_to_many = sum(1 for i in multi_step if any(n >= 2 for n in consumed[i.task.id]))
+    cardinalities = [n for i in items for n in consumed[i.task.id] if n >= 2]
+    one_to_many_values = sum(1 for i in multi_step if any(j.cardinality >= 2 for j in i.junctions))
+    values = [j.cardinality for i in items for j in i.junctions if j.cardinality >= 2]
     multi_record = sum(1 for i in items for n in i.call_records if n >= 2)
     types = Counter(i.task_type.value for i in items)
     return DatasetStats(
@@ -157,6 +187,10 @@ def dataset_stats(items: Sequence[SynthItem]) -> DatasetStats:
         cardinality_median=statistics.median(cardinalities) if cardinalities else None,
         cardinality_p90=nearest_rank(cardinalities, 0.9) if cardinalities else None,
         cardinality_max=max(cardinalities) if cardinalities else None,
+        one_to_many_values=_pct(one_to_many_values, len(multi_step)),
+        value_cardinality_median=statistics.median(values) if values else None,
+        value_cardinality_p90=nearest_rank(values, 0.9) if values else None,
+        value_cardinality_max=max(values) if values else None,
         multi_record_calls=_pct(multi_record, all_calls),
         type_counts={t.value: types.get(t.value, 0) for t in TaskType},
         type_shares={t.value: _pct(types.get(t.value, 0), len(items)) for t in TaskType})

@@ -33,9 +33,21 @@ def test_hand_computed_figures():
     assert (s.calls_le3, s.calls_4_5, s.calls_ge6) == (0, pytest.approx(200 / 3), pytest.approx(100 / 3))
     # sequential: trf-001's 4 + fin-001's steps 0 and 2 = 6 of 16 calls
     assert (s.sequential, s.parallel) == (pytest.approx(600 / 16), pytest.approx(1000 / 16))
-    # all three are multi-step; trf-001 (n=40) and dst-001 (n=3) have a one-to-many junction
+    # all three are multi-step. Records consumed (Table 11's caption): trf-001's fuel prices → locations junction
+    # reads the 12 records of its step-0 call, its locations → best foods one the 1 record of step 1; fin-001's corp
+    # code lookup answered 1 record; dst-001's population → expression junction reads the 2 records of step 0
     assert s.multi_step_tasks == 3 and s.one_to_many == pytest.approx(200 / 3)
-    assert (s.cardinality_median, s.cardinality_p90, s.cardinality_max) == (21.5, 40, 40)
+    assert (s.cardinality_median, s.cardinality_p90, s.cardinality_max) == (7, 12, 12)
+    # by distinct values of the bound field: trf-001 (n=40) and dst-001 (n=3)
+    assert s.one_to_many_values == pytest.approx(200 / 3)
+    assert (s.value_cardinality_median, s.value_cardinality_p90, s.value_cardinality_max) == (21.5, 40, 40)
+    # a SEQ junction (one distinct corp code) that reads a 5-record answer is one-to-many by records, not by values
+    seq = wrap(b["fin-001"], task_type=TaskType.SEQ, call_records=(5, 1, 3, 1),
+               junctions=(junction("find_dart_corp_code", "get_dart_convertible_bond_issuance_decision", "corp_code",
+                                   "corp_code", 1),))
+    both = dataset_stats([seq])
+    assert (both.one_to_many, both.cardinality_max, both.one_to_many_values, both.value_cardinality_max) == (
+        100, 5, 0, None)
     # calls with >= 2 records: 12, 8 | 3 | 30, 25, 2, 2 = 7 of 16
     assert s.multi_record_calls == pytest.approx(700 / 16)
     assert s.type_counts == {"MIXED": 1, "DRV": 1, "SEM": 0, "SEQ": 1, "CMP": 0, "COND": 0, "FAN": 0}
