@@ -308,8 +308,10 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
         options = derivations(draft, edge.source, source_records, bound)
         if not options:
             raise Abandon(f"{edge.source}.{bound} (n={len(values)}): no DRV operator selects ≤ φ values")
-        operator = sorted(options)[int(rng.integers(len(options)))]
-        op_field, pivot = options[operator][int(rng.integers(len(options[operator])))]
+        # one selection drawn uniformly among every (operator, field, pivot) the records allow: a field with many
+        # pivots offers many bounded subsets, and max, min and most-frequent one each
+        selections = [(op, name, value) for op in sorted(options) for name, value in options[op]]
+        operator, op_field, pivot = selections[int(rng.integers(len(selections)))]
         chosen = distinct_values(derive(source_records, operator, field=op_field, pivot=pivot), bound)
     spec = draft.spec(edge.target)
     label_field = _label_field(draft, edge.source, source_records, bound)
