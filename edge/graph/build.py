@@ -100,7 +100,7 @@ async def run_round(store: GraphStore, paths: PathExecutor, settings: PhaseASett
     posteriors = store.posteriors(live_only=True)
     seen = store.inputs_seen()
     sampler = ThompsonSampler(posteriors, epsilon=settings.epsilon_explore,
-                              untested=edges_to_test(store, posteriors, settings, seen))
+                              to_test=edges_to_test(store, posteriors, settings, seen))
     jobs = []
     for m in range(settings.trials):
         rng = trial_rng(settings.seed, round_no, m)

@@ -52,7 +52,7 @@ def undecided(posteriors: Mapping[EdgeKey, EdgePosterior], *, floor: int, tau: f
 
 class ThompsonSampler:
     def __init__(self, posteriors: Mapping[EdgeKey, EdgePosterior], *, epsilon: float,
-                 untested: Collection[EdgeKey] = ()):
+                 to_test: Collection[EdgeKey] = ()):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         self.posteriors, self.epsilon = posteriors, epsilon
@@ -60,19 +60,16 @@ class ThompsonSampler:
         for key in sorted(posteriors):
             self.outgoing.setdefault(key[0], []).append(key)
         self.starts = sorted(self.outgoing)
-        self.untested_set = frozenset(untested) & frozenset(posteriors)
-        self.untested = sorted(self.untested_set)
-
-    def _untested(self, edge: EdgeKey) -> bool:
-        return edge in self.untested_set
+        self.to_test = sorted(frozenset(to_test) & frozenset(posteriors))  # tried first (module doc)
+        self._to_test = frozenset(self.to_test)
 
     def choose(self, edges: Sequence[EdgeKey], rng: np.random.Generator) -> EdgeKey:
         """One edge among ``edges``: an undecided one drawn uniformly if there is one, else by Eq. 2."""
         if not edges:
             raise ValueError("no edge to choose from")
-        untested = [e for e in edges if self._untested(e)]
-        if untested:
-            return untested[int(rng.integers(len(untested)))]
+        first = [e for e in edges if e in self._to_test]
+        if first:
+            return first[int(rng.integers(len(first)))]
         if rng.random() < self.epsilon:
             return edges[int(rng.integers(len(edges)))]
         draws = [rng.beta(self.posteriors[e].alpha, self.posteriors[e].beta) for e in edges]
@@ -82,8 +79,8 @@ class ThompsonSampler:
         """A path of 1..max_edges edges (empty when the graph has no edge left); never revisits a tool."""
         if not self.starts:
             return []
-        if self.untested:  # start on an undecided edge: every one of them equally likely
-            first = self.untested[int(rng.integers(len(self.untested)))]
+        if self.to_test:  # start on an edge to test: every one of them equally likely
+            first = self.to_test[int(rng.integers(len(self.to_test)))]
             path, node, seen = [first], first[1], {first[0], first[1]}
         else:
             node = self.starts[int(rng.integers(len(self.starts)))]

@@ -49,7 +49,7 @@ def test_undecided_edges_are_tried_first_each_about_as_often_and_then_thompson_d
     tested = {("a", "b"): EdgePosterior(50.0, 1.0, trials=40), ("b", "d"): EdgePosterior(2.0, 2.0, trials=2)}
     untested = {("a", "c"): EdgePosterior(1.0, 50.0, trials=1), ("c", "d"): EdgePosterior(2.0, 2.0),
                 ("d", "a"): EdgePosterior(2.0, 2.0, trials=0)}
-    sampler = ThompsonSampler({**tested, **untested}, epsilon=0.0, untested=set(untested))
+    sampler = ThompsonSampler({**tested, **untested}, epsilon=0.0, to_test=set(untested))
     firsts = Counter(sampler.path(trial_rng(0, 0, t), max_edges=1)[0] for t in range(3000))
     assert set(firsts) == set(untested)  # every path starts on an undecided edge, each a third of the time
     assert all(900 < n < 1100 for n in firsts.values())
