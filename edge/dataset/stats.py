@@ -134,6 +134,19 @@ class DatasetStats:
                                           "table_12": PAPER_TABLE_12}}
 
 
+def _buckets(counts: Sequence[int], whole: int) -> tuple[float, float, float]:
+    """The shares (%) of ``counts`` at ≤3, 4–5 and ≥6 (Table 10's buckets)."""
+    return (_pct(sum(1 for c in counts if c <= 3), whole), _pct(sum(1 for c in counts if 4 <= c <= 5), whole),
+            _pct(sum(1 for c in counts if c >= 6), whole))
+
+
+def _spread(values: Sequence[int]) -> tuple[float | None, float | None, int | None]:
+    """Median, p90 (nearest rank) and max of ``values``; None each when there are none."""
+    if not values:
+        return None, None, None
+    return statistics.median(values), nearest_rank(values, 0.9), max(values)
+
+
 def _records_consumed(item: SynthItem, junction: Any) -> int:
     """The records of the junction's source call: the latest call of its source tool before the target's last call
     (0 when the trajectory has no such call)."""
@@ -173,24 +186,20 @@ def dataset_stats(items: Sequence[SynthItem]) -> DatasetStats:
     values = [j.cardinality for i in items for j in i.junctions if j.cardinality >= 2]
     multi_record = sum(1 for i in items for n in i.call_records if n >= 2)
     types = Counter(i.task_type.value for i in items)
+    steps_le3, steps_4_5, steps_ge6 = _buckets(steps, len(items))
+    calls_le3, calls_4_5, calls_ge6 = _buckets(calls, len(items))
+    cardinality_median, cardinality_p90, cardinality_max = _spread(cardinalities)
+    value_median, value_p90, value_max = _spread(values)
     return DatasetStats(
         n_tasks=len(items), calls_mean=statistics.fmean(calls), calls_median=statistics.median(calls),
         calls_min=min(calls), calls_max=max(calls),
-        steps_le3=_pct(sum(1 for s in steps if s <= 3), len(items)),
-        steps_4_5=_pct(sum(1 for s in steps if 4 <= s <= 5), len(items)),
-        steps_ge6=_pct(sum(1 for s in steps if s >= 6), len(items)),
-        calls_le3=_pct(sum(1 for c in calls if c <= 3), len(items)),
-        calls_4_5=_pct(sum(1 for c in calls if 4 <= c <= 5), len(items)),
-        calls_ge6=_pct(sum(1 for c in calls if c >= 6), len(items)),
+        steps_le3=steps_le3, steps_4_5=steps_4_5, steps_ge6=steps_ge6,
+        calls_le3=calls_le3, calls_4_5=calls_4_5, calls_ge6=calls_ge6,
         sequential=_pct(sequential, all_calls), parallel=_pct(all_calls - sequential, all_calls),
         one_to_many=_pct(one_to_many, len(multi_step)), multi_step_tasks=len(multi_step),
-        cardinality_median=statistics.median(cardinalities) if cardinalities else None,
-        cardinality_p90=nearest_rank(cardinalities, 0.9) if cardinalities else None,
-        cardinality_max=max(cardinalities) if cardinalities else None,
+        cardinality_median=cardinality_median, cardinality_p90=cardinality_p90, cardinality_max=cardinality_max,
         one_to_many_values=_pct(one_to_many_values, len(multi_step)),
-        value_cardinality_median=statistics.median(values) if values else None,
-        value_cardinality_p90=nearest_rank(values, 0.9) if values else None,
-        value_cardinality_max=max(values) if values else None,
+        value_cardinality_median=value_median, value_cardinality_p90=value_p90, value_cardinality_max=value_max,
         multi_record_calls=_pct(multi_record, all_calls),
         type_counts={t.value: types.get(t.value, 0) for t in TaskType},
         type_shares={t.value: _pct(types.get(t.value, 0), len(items)) for t in TaskType})

@@ -222,9 +222,7 @@ class Loop:
             rows = evaluate_model(loaded, tokenizer, tasks, seeds=s.seeds, limits=s.limits, out=out, home=self.home,
                                   max_new_tokens=s.max_new_tokens, batch=s.eval_batch,
                                   guide_tool_calls=s.guide_tool_calls, progress=progress)
-        summary = summarize_model(EVALUATED[stage.name], rows)
-        figures = {k: v.mean for k, v in summary.figures.items()}
-        return stage.finish([EPISODES], {"episodes": len(rows), **figures})
+        return _finish_evaluation(stage, rows)
 
     def evaluate_grpo(self, stage: Stage) -> dict[str, Any]:
         """The GRPO checkpoint evaluated; when GRPO changed no weight of the SFT adapter (every rollout group's
@@ -234,10 +232,7 @@ class Loop:
         if same_adapter(sft, grpo):
             self.log("  GRPO left the SFT adapter unchanged: its evaluation is eval-sft's")
             shutil.copyfile(self.run / "eval-sft" / EPISODES, stage.dir / EPISODES)
-            rows = read_episodes(stage.dir / EPISODES)
-            summary = summarize_model(EVALUATED[stage.name], rows)
-            return stage.finish([EPISODES], {"episodes": len(rows), "same_weights_as": "eval-sft",
-                                             **{k: v.mean for k, v in summary.figures.items()}})
+            return _finish_evaluation(stage, read_episodes(stage.dir / EPISODES), same_weights_as="eval-sft")
         return self.evaluate(stage, grpo)
 
     def sft(self, stage: Stage) -> dict[str, Any]:
@@ -291,6 +286,12 @@ class Loop:
                           probes=json.loads((self.run / "sft" / "probes.json").read_text(encoding="utf-8"))
                           if (self.run / "sft" / "probes.json").is_file() else [],
                           stage_seconds=dict(self.times))
+
+
+def _finish_evaluation(stage: Stage, rows: list[EpisodeFigures], **extra: Any) -> dict[str, Any]:
+    """The evaluation stage recorded as done, with its episodes' figures (means over seeds)."""
+    summary = summarize_model(EVALUATED[stage.name], rows)
+    return stage.finish([EPISODES], {"episodes": len(rows), **extra, **{k: v.mean for k, v in summary.figures.items()}})
 
 
 def same_adapter(first: Path, second: Path) -> bool:
