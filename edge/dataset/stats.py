@@ -25,6 +25,8 @@ Definitions (paper Appendix G):
   smaller one.
 * **multi-record calls** — the share of calls whose recorded result (``call_records``) held ≥ 2 records.
 * **type mix** — Table 12's classes, as a share of the tasks.
+* **calls by class** — per Table 12 class, calls per task (mean, median) and the share with ≥ 4 calls: where the
+  depth of Table 10 comes from (the paper gives no such split).
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ class DatasetStats:
     multi_record_calls: float
     type_counts: dict[str, int]
     type_shares: dict[str, float]
+    calls_by_type: dict[str, dict[str, float]]  # class → {"mean", "median", "ge4"} (ge4: % of its tasks)
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(figure, ours, paper)."""
@@ -121,6 +124,9 @@ class DatasetStats:
         ]
         rows += [(f"Table 12: {name} (%)", f"{self.type_shares[name]:.1f} ({self.type_counts[name]})", f"{paper}")
                  for name, paper in PAPER_TABLE_12.items()]
+        rows += [(f"calls per {name} task: mean / med. / >=4 (%)",
+                  f"{c['mean']:.2f} / {c['median']:g} / {c['ge4']:.1f}", "–")
+                 for name in PAPER_TABLE_12 if (c := self.calls_by_type.get(name))]
         return rows
 
     def table(self) -> str:
@@ -202,4 +208,13 @@ def dataset_stats(items: Sequence[SynthItem]) -> DatasetStats:
         value_cardinality_median=value_median, value_cardinality_p90=value_p90, value_cardinality_max=value_max,
         multi_record_calls=_pct(multi_record, all_calls),
         type_counts={t.value: types.get(t.value, 0) for t in TaskType},
-        type_shares={t.value: _pct(types.get(t.value, 0), len(items)) for t in TaskType})
+        type_shares={t.value: _pct(types.get(t.value, 0), len(items)) for t in TaskType},
+        calls_by_type=_calls_by_type(items))
+
+
+def _calls_by_type(items: Sequence[SynthItem]) -> dict[str, dict[str, float]]:
+    by_type: dict[str, list[int]] = {}
+    for i in items:
+        by_type.setdefault(i.task_type.value, []).append(len(i.task.golden_actions))
+    return {t: {"mean": statistics.fmean(c), "median": statistics.median(c),
+                "ge4": _pct(sum(1 for n in c if n >= 4), len(c))} for t, c in sorted(by_type.items())}

@@ -322,8 +322,7 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
         args = bind_arguments(edge.plan, representative, spec, rng)
         given = {s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args}
         crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
-        if set(crossing) <= user_given:  # a decorative junction: the question already names what crosses it
-            raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
+        _check_informative(edge, crossing, value, user_given, trace)
         trace.bound_values += crossing
         got, got_calls, after = await fetch(draft, edge.target, args, step)
         trace.name_identifiers(spec, given, got)
@@ -359,8 +358,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
         givens.append({s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args})
         fields.add((param, bound))
         crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
-        if set(crossing) <= user_given:
-            raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
+        _check_informative(edge, crossing, values[0], user_given, trace)
         trace.bound_values += crossing
         got, got_calls, _ = await fetch(draft, edge.target, args, step)
         trace.name_identifiers(spec, givens[-1], got)
@@ -373,6 +371,23 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
     junctions.append(junction)
     trace.hops.append(Hop(junction, givens[0], None, (), each=True))
     return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False
+
+
+def _check_informative(edge: Any, crossing: Sequence[str], key: str, user_given: set[str], trace: Trace) -> None:
+    """A junction must hand on something the trajectory did not know before its source's call. One whose every
+    crossing value the question gives is decorative; so is a relay, whose key (``key``: the value of the bound field
+    that types it) an earlier junction already handed on (a rest area's code passed from its menus to its
+    conveniences, a district code from one year's table to the next): the target could have been asked with it
+    directly. The other values crossing beside such a key (the rest area's name, its route's code) are the same
+    entity's, so they do not make the junction informative.
+
+    Raises:
+        Abandon: the junction is decorative.
+    """
+    if set(crossing) <= user_given:
+        raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
+    if key in trace.bound_values:
+        raise Abandon(f"{edge.source} → {edge.target}: a relay, its key {key!r} crossed an earlier junction")
 
 
 def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches: list, want: TaskType,

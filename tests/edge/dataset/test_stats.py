@@ -52,8 +52,16 @@ def test_hand_computed_figures():
     assert s.multi_record_calls == pytest.approx(700 / 16)
     assert s.type_counts == {"MIXED": 1, "DRV": 1, "SEM": 0, "SEQ": 1, "CMP": 0, "COND": 0, "FAN": 0}
     assert s.type_shares["DRV"] == pytest.approx(100 / 3)
+    # calls per class: DRV 4, SEQ 4, MIXED 8; classes without a task are absent
+    assert s.calls_by_type == {"DRV": {"mean": 4, "median": 4, "ge4": 100},
+                               "MIXED": {"mean": 8, "median": 8, "ge4": 100},
+                               "SEQ": {"mean": 4, "median": 4, "ge4": 100}}
+    mixed = dataset_stats([items[2], wrap(b["trf-001"], task_type=TaskType.MIXED, call_records=(12, 1, 8, 1)),
+                           wrap(b["fin-001"], task_type=TaskType.MIXED, call_records=(1, 1, 3, 1))])
+    assert mixed.calls_by_type["MIXED"] == {"mean": pytest.approx(16 / 3), "median": 4, "ge4": 100}
     table = s.table()
     assert "4.13 / 4 / 2 / 36" in table and "36.7" in table and "81.2" in table
+    assert re.search(r"calls per MIXED task: mean / med\. / >=4 \(%\) +8\.00 / 8 / 100\.0", table)
     assert re.search(r"Table 10 read as calls: <=3 / 4-5 / >=6 \(%\) +0\.0 / 66\.7 / 33\.3 +42\.3 / 50\.9 / 6\.7", table)
     assert s.as_json()["paper"]["table_10"] == PAPER_TABLE_10 and list(PAPER_TABLE_12) == [t.value for t in TaskType]
 

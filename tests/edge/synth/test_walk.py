@@ -1,14 +1,21 @@
-"""Which edges walks take: a pass-through edge hands on only what the source's call was given (skipped), and a walk
-wanting more edges takes one that goes on."""
+"""Which edges walks take: a pass-through edge hands on only what the source's call was given (skipped), a relay
+hands on what the walk arrived with (skipped, and a chain ends before one), and a walk wanting more edges starts
+and goes where the graph is deep enough."""
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
 
 import numpy as np
 
-from edge.synth.walk import LiveGraph, pass_through
+from bench.taskset.build import open_sandbox_gateway
+from edge.synth.attempt import new_draft
+from edge.synth.execute import run_chain
+from edge.synth.item import TaskType
+from edge.synth.walk import LiveGraph, Walk, pass_through, relay
 from mcp_gateway.catalog import load_catalog
+from tests.conftest import TEST_DATA_DIR, TEST_SCALE
 
 CATALOG = load_catalog()
 
@@ -54,3 +61,67 @@ def test_a_walk_wanting_more_edges_takes_the_edge_that_goes_on():
         assert walk.tools == ["A", "B", "C"]
     one = {tuple(graph.walk(np.random.default_rng(seed), edges=1).tools) for seed in range(20)}
     assert len(one) > 1  # a walk of one edge still chooses among all of them
+
+
+def test_a_long_walk_starts_where_the_platform_is_deep_enough():
+    # one platform: A → B → A (a cycle: one edge onward at most), C → D → E → F, and C → G → C
+    edges = {"A": [_stored("A", "B")], "B": [_stored("B", "A")],
+             "C": [_stored("C", "D"), _stored("C", "G")], "D": [_stored("D", "E")], "E": [_stored("E", "F")],
+             "G": [_stored("G", "C")]}
+    graph = LiveGraph(edges, {"A": [{"q": 1}], "C": [{"q": 2}]}, starts=["A", "C"],
+                      platform_of={"A": "p", "C": "p"})
+    assert [graph.reach(t) for t in "ABCDEFG"] == [1, 1, 3, 2, 1, 0, 4]  # no tool revisited (G → C → D → E → F)
+    for seed in range(20):
+        assert graph.walk(np.random.default_rng(seed), edges=3).tools == ["C", "D", "E", "F"]
+        # asked for more than any start reaches: the farthest-reaching start, as far as it goes
+        assert graph.walk(np.random.default_rng(seed), edges=5).tools == ["C", "D", "E", "F"]
+    # a walk of one edge still starts anywhere and takes either of C's edges
+    ones = {tuple(graph.walk(np.random.default_rng(seed), edges=1).tools) for seed in range(30)}
+    assert ones == {("A", "B"), ("C", "D"), ("C", "G")}
+    # each platform starts walks alike, however shallow its part of the graph: q's start reaches one edge
+    graph = LiveGraph(edges, {"A": [{"q": 1}], "C": [{"q": 2}]}, starts=["A", "C"],
+                      platform_of={"A": "q", "C": "p"})
+    starts = [graph.walk(np.random.default_rng(seed), edges=3).start for seed in range(40)]
+    assert 10 <= starts.count("A") <= 30
+
+
+REST_CODE = [{"param": "stdRestCd", "kind": "upstream", "field": "stdRestCd"}]
+
+
+def _keyed(source: str, target: str, plan: list) -> SimpleNamespace:
+    return SimpleNamespace(source=source, target=target, plan=plan, posterior=SimpleNamespace(mean=0.9))
+
+
+def test_a_walk_takes_no_relay():
+    # locations → menus by the rest area's code; menus → conveniences by the same code is a relay (the menus give
+    # back the code they were asked by); menus → route info by the route name is not
+    to_menus = _keyed("locations", "menus", REST_CODE)
+    relayed = _keyed("menus", "conveniences", REST_CODE + [{"param": "routeNm", "kind": "upstream", "field": "routeNm"}])
+    onward = _keyed("menus", "route", [{"param": "routeNm", "kind": "upstream", "field": "routeNm"}])
+    assert relay(to_menus, relayed) and not relay(to_menus, onward) and not relay(None, relayed)
+    graph = LiveGraph({"locations": [to_menus], "menus": [relayed, onward]}, {"locations": [{"q": 1}]},
+                      starts=["locations"], platform_of={"locations": "ex"})
+    assert graph.reach("locations") == 2
+    for seed in range(10):
+        assert graph.walk(np.random.default_rng(seed), edges=2).tools == ["locations", "menus", "route"]
+
+
+def test_a_chain_ends_before_a_junction_that_relays_a_value_it_already_handed_on():
+    async def chain():
+        gateway = open_sandbox_gateway(TEST_DATA_DIR, scale=TEST_SCALE)
+        try:
+            draft = new_draft(gateway.runtime, 0, 0, TaskType.SEQ)
+            walk = Walk("list_rest_area_locations", {"unitCode": "601"}, (  # one rest area: 만남의광장(부산방향)
+                _keyed("list_rest_area_locations", "get_rest_area_best_foods", REST_CODE),
+                _keyed("get_rest_area_best_foods", "get_rest_area_conveniences", REST_CODE)))
+            return draft, await run_chain(draft, walk, want=TaskType.SEQ, rng=np.random.default_rng(0))
+        finally:
+            await gateway.aclose()
+
+    draft, executed = asyncio.run(chain())
+    # the menus are asked by the code the locations gave (a real junction); the conveniences would be asked by the
+    # same code again, which the question's first answer already gave: that hop is taken back
+    assert [(j.source, j.target) for j in executed.junctions] == [
+        ("list_rest_area_locations", "get_rest_area_best_foods")]
+    assert "get_rest_area_conveniences" not in {c.tool for c in draft.calls}
+    assert executed.trace.bound_values[:1] == ["000002"]
