@@ -72,6 +72,10 @@ class Trace:
     named_from: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # value → (tool, code field, name field)
     lookups: list[Hop] = field(default_factory=list)  # name → code calls added before a named value's first use
 
+    def user_given(self) -> set[str]:
+        """The values the question states: the start inputs and every hop's user-given arguments."""
+        return {str(v) for v in [*self.start_args.values(), *(v for h in self.hops for v in h.given.values())]}
+
     def name_identifiers(self, spec: Any, args: Mapping[str, Any], records: Sequence[Mapping[str, Any]]) -> None:
         """Learn the world's names for the opaque identifiers among ``args``, from the records they returned."""
         for param, value in sorted(args.items()):
@@ -301,7 +305,6 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
             return step, branches, True
         raise Abandon(f"{want.value} wanted, but the first junction {edge.source}.{bound} is {jt.value} "
                       f"(n={len(values)})")
-    user_given = {str(v) for v in [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values())]}
     operator = pivot = op_field = None
     chosen = values
     if jt is JunctionType.DRV:
@@ -322,7 +325,7 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
         args = bind_arguments(edge.plan, representative, spec, rng)
         given = {s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args}
         crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
-        _check_informative(edge, crossing, value, user_given, trace)
+        _check_informative(edge, crossing, value, trace)
         trace.bound_values += crossing
         got, got_calls, after = await fetch(draft, edge.target, args, step)
         trace.name_identifiers(spec, given, got)
@@ -343,7 +346,6 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
     """Cross one edge from every branch of a fan-out, in one parallel step: each branch must carry one value (a
     SEQ junction per branch) and ask the target for the same user-given arguments, so one question covers all."""
     spec = draft.spec(edge.target)
-    user_given = {str(v) for v in [*trace.start_args.values(), *(v for h in trace.hops for v in h.given.values())]}
     next_branches, givens, fields = [], [], set()
     for label, records, _ in branches:
         primary = _primary(edge.plan, records)
@@ -358,7 +360,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
         givens.append({s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args})
         fields.add((param, bound))
         crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
-        _check_informative(edge, crossing, values[0], user_given, trace)
+        _check_informative(edge, crossing, values[0], trace)
         trace.bound_values += crossing
         got, got_calls, _ = await fetch(draft, edge.target, args, step)
         trace.name_identifiers(spec, givens[-1], got)
@@ -373,7 +375,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
     return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False
 
 
-def _check_informative(edge: Any, crossing: Sequence[str], key: str, user_given: set[str], trace: Trace) -> None:
+def _check_informative(edge: Any, crossing: Sequence[str], key: str, trace: Trace) -> None:
     """A junction must hand on something the trajectory did not know before its source's call. One whose every
     crossing value the question gives is decorative; so is a relay, whose key (``key``: the value of the bound field
     that types it) an earlier junction already handed on (a rest area's code passed from its menus to its
@@ -384,7 +386,7 @@ def _check_informative(edge: Any, crossing: Sequence[str], key: str, user_given:
     Raises:
         Abandon: the junction is decorative.
     """
-    if set(crossing) <= user_given:
+    if set(crossing) <= trace.user_given():
         raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
     if key in trace.bound_values:
         raise Abandon(f"{edge.source} → {edge.target}: a relay, its key {key!r} crossed an earlier junction")
