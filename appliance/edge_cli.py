@@ -127,7 +127,7 @@ def build(
             try:
                 await build_graph(gateway.runtime, catalog, store, phase_a, proposer=proposer,
                                   candidates=lambda: build_skeleton(catalog, k_intra=phase_a.k_intra,
-                                                                    k_cross=phase_a.k_cross, s_min=phase_a.s_min,
+                                                                    k_cross=phase_a.k_cross,
                                                                     seed=phase_a.seed, tools=tools),
                                   concurrency=concurrency, on_round=on_round,
                                   executor=_executor(settings, upstream, workers, ray, concurrency))

@@ -24,7 +24,8 @@ class PhaseASettings(BaseModel):
 
     k_intra: int = Field(15, ge=0, description="K: candidate neighbours per source tool on its own platform")
     k_cross: int = Field(10, ge=0, description="Kx: candidate neighbours per source tool on other platforms")
-    s_min: float = Field(0.3, ge=0, le=1, description="minimum similarity / feasibility to admit an edge")
+    s_min: float = Field(0.3, ge=0, le=1, description="minimum judged feasibility s_e to admit an edge"
+                         " (not a similarity floor)")
     kappa: float = Field(2.0, ge=0, description="κ: strength of the feasibility-anchored Beta prior")
     rounds: int = Field(100, ge=1, description="T: graph-update iterations")
     trials: int = Field(500, ge=1, description="M: paths sampled per iteration")

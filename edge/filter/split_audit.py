@@ -20,6 +20,11 @@ set against the split a model will be scored on, per split task, with the same m
   tasks (those a model is scored on without having seen their platforms) are listed.
 
 Every leaking pair is reported, not only the closest, so a copy can be traced to each item that carries it.
+
+``tool_coverage`` is the audit's other side: not what the training data must not hold, but what it must. A model
+learns to call a tool from examples that call it; ``coverage.table()`` says how many of the split's golden actions
+use a tool that some training item calls, and names the tools no item calls (the golden actions a tuned model
+has never seen an example of).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from edge.synth.item import SynthItem
 from .contamination import EMBED_DROP, NGRAM_DROP, NGRAM_WITH_EMBED
 from .ngrams import char_ngrams, jaccard, normalize
 
-__all__ = ["SplitAuditResult", "SplitHit", "TaskAudit", "audit_split"]
+__all__ = ["SplitAuditResult", "SplitHit", "TaskAudit", "ToolCoverage", "audit_split", "tool_coverage"]
 
 HitKind = Literal["verbatim", "ngram", "embedding", "trajectory", "platform"]
 ITEMS_FILE = "items.jsonl"
@@ -189,3 +194,59 @@ def audit_split(split: Split, items: Sequence[SynthItem] | Path | str, *,
             held_out=tuple(sorted(set(task.platforms) & held))))
     return SplitAuditResult(split=split.name, n_items=len(train), tasks=tuple(audits), embedding=cosines is not None,
                             held_out=tuple(sorted(held)))
+
+
+@dataclass(frozen=True)
+class ToolCoverage:
+    """How much of a split's golden actions the training data shows a model: per tool, golden uses and item calls."""
+
+    split: str
+    n_items: int
+    golden: dict[str, int]  # tool → golden actions of the split that call it
+    trained: dict[str, int]  # tool → golden calls of training items that call it (only the split's tools)
+
+    @property
+    def actions_covered(self) -> int:
+        return sum(n for tool, n in self.golden.items() if self.trained.get(tool))
+
+    @property
+    def actions(self) -> int:
+        return sum(self.golden.values())
+
+    @property
+    def missing(self) -> list[str]:
+        """The split's tools no training item calls, most golden actions first."""
+        return sorted((t for t in self.golden if not self.trained.get(t)), key=lambda t: (-self.golden[t], t))
+
+    def figures(self) -> dict[str, object]:
+        return {"golden_actions": self.actions, "golden_actions_covered": self.actions_covered,
+                "tools": len(self.golden), "tools_covered": len(self.golden) - len(self.missing),
+                "missing": {t: self.golden[t] for t in self.missing}}
+
+    def table(self) -> str:
+        share = self.actions_covered / self.actions if self.actions else 0.0
+        lines = [f"tool coverage of split {self.split!r} by {self.n_items} training items: "
+                 f"{self.actions_covered} of {self.actions} golden actions ({100 * share:.0f} %) call a tool the "
+                 f"training data calls; {len(self.golden) - len(self.missing)} of {len(self.golden)} tools"]
+        if self.missing:
+            lines.append("never called in training (golden actions): "
+                         + ", ".join(f"{t} ({self.golden[t]})" for t in self.missing))
+        return "\n".join(lines)
+
+
+def tool_coverage(split: Split, items: Sequence[SynthItem] | Path | str, *,
+                  tasks: Sequence[Task] | None = None) -> ToolCoverage:
+    """Which of ``split``'s golden tools the training ``items`` call (``audit_split``'s inputs); ``tasks``: only
+    these of the split's tasks (those a run evaluates)."""
+    train = _items(items)
+    golden: dict[str, int] = {}
+    for task in split.tasks if tasks is None else tasks:
+        for action in task.golden_actions:
+            golden[action.tool] = golden.get(action.tool, 0) + 1
+    trained: dict[str, int] = {}
+    for item in train:
+        for action in item.task.golden_actions:
+            if action.tool in golden:
+                trained[action.tool] = trained.get(action.tool, 0) + 1
+    return ToolCoverage(split=split.name, n_items=len(train), golden=dict(sorted(golden.items())),
+                        trained=dict(sorted(trained.items())))

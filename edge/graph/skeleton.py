@@ -1,6 +1,6 @@
 """The similarity skeleton of Phase A (paper §3.2): candidate edges u → v before any binding is judged.
 
-    edges = build_skeleton(load_catalog())                      # K=15 intra, Kx=10 cross, s_min=0.3
+    edges = build_skeleton(load_catalog())                      # K=15 intra, Kx=10 cross neighbours
     edges = build_skeleton(catalog, tools=names, embedder=SentenceTransformerEmbedder("/models/e5"))
 
 Scoring all |V|² pairs with a proposer is too slow, so a retriever restricts each source u to its nearest
@@ -86,11 +86,18 @@ def target_text(spec: ToolSpec) -> str:
     return "\n".join(f"{p.name} {p.description_ko}" for p in spec.params if not p.is_generic)
 
 
-def build_skeleton(catalog: Catalog, *, k_intra: int = 15, k_cross: int = 10, s_min: float = 0.3,
+def build_skeleton(catalog: Catalog, *, k_intra: int = 15, k_cross: int = 10, min_similarity: float = 0.0,
                    embedder: Embedder | None = None, seed: int = 0,
                    tools: Sequence[str] | None = None) -> list[CandidateEdge]:
     """Candidate edges: per source, its top ``k_intra`` same-platform and top ``k_cross`` other-platform
-    targets with similarity ≥ ``s_min``, sorted by (source, -similarity, target)."""
+    targets with similarity above ``min_similarity``, sorted by (source, -similarity, target).
+
+    The similarity only retrieves neighbours; what admits an edge is its judged feasibility s_e ≥ s_min (paper
+    Table 9 and §E.2; ``edge.graph.build.admit_skeleton``). A similarity floor would judge the pair twice, and by the
+    wrong measure: a search tool's text is all of its output fields, so the one field that feeds a target is
+    diluted (``search_court_precedents`` → ``get_court_precedent_text`` by 판례일련번호 scores 0.24, and
+    with a 0.3 floor no law, subway, bike or tollbooth tool of KOPA-Bench was ever a candidate). The default
+    keeps every neighbour with anything in common (similarity > 0)."""
     specs = [catalog.get(name) for name in sorted(set(catalog.names() if tools is None else tools))]
     sources = [s for s in specs if is_source(s)]
     targets = [s for s in specs if is_target(s)]
@@ -126,9 +133,9 @@ def build_skeleton(catalog: Catalog, *, k_intra: int = 15, k_cross: int = 10, s_
     for key, names in src_groups.items():
         for source in names:
             edges.extend(CandidateEdge(source, target, sim, False)
-                         for sim, target in _select(intra[key], k_intra, s_min, source, seed))
+                         for sim, target in _select(intra[key], k_intra, min_similarity, source, seed))
             edges.extend(CandidateEdge(source, target, sim, True)
-                         for sim, target in _select(cross[key], k_cross, s_min, source, seed))
+                         for sim, target in _select(cross[key], k_cross, min_similarity, source, seed))
     edges.sort(key=lambda e: (e.source, -e.similarity, e.target))
     return edges
 
@@ -148,13 +155,13 @@ def _round(sims: np.ndarray) -> np.ndarray:
     return np.round(sims.astype(np.float64), _DECIMALS)
 
 
-def _select(hits: list[_Hit], k: int, s_min: float, source: str, seed: int) -> list[tuple[float, str]]:
-    """The ``k`` best (similarity, target) at or above ``s_min``, highest first, never ``source`` itself.
+def _select(hits: list[_Hit], k: int, floor: float, source: str, seed: int) -> list[tuple[float, str]]:
+    """The ``k`` best (similarity, target) above ``floor``, highest first, never ``source`` itself.
 
     Tied targets (tools sharing one schema) are taken in name order from a seeded per-source offset, so
     that 1,700 same-schema tools share the in-edges instead of the alphabetically first ``k`` taking them all.
     """
-    ranked = sorted((h for h in hits if h[0] >= s_min), key=lambda h: -h[0])
+    ranked = sorted((h for h in hits if h[0] > floor), key=lambda h: -h[0])
     chosen: list[tuple[float, str]] = []
     for sim, group in itertools.groupby(ranked, key=lambda h: h[0]):
         if len(chosen) >= k:

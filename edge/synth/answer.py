@@ -15,6 +15,10 @@ Recipes (``calls`` index the task's golden actions, in their stored order):
   is an error: the golden trajectory would be the wrong branch.
 
 Numbers are written as ``Draft.answer_number`` writes them, so a recomputed answer equals the stored one.
+
+``arithmetic`` is the calculation an answer takes when it combines counts (branches summed, a largest minus a
+smallest count): the golden trajectory closes with an ``evaluate_expression`` call of it, as KOPA-Bench's own
+trajectories do (paper §H.2: the evaluator is the one tool training shares with held-out platforms).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from bench.taskset.draft import number_text  # the task set's own number format:
 
 from .junctions import as_number, distinct_values
 
-__all__ = ["RecipeError", "recompute", "recipe_calls", "response_type"]
+__all__ = ["RecipeError", "arithmetic", "recompute", "recipe_calls", "response_type"]
 
 Records = Sequence[Mapping[str, Any]]
 
@@ -107,6 +111,25 @@ def recompute(recipe: Mapping[str, Any], records_by_call: Sequence[Records]) -> 
                               f"branch than the recorded {recipe['taken']!r}")
         return recompute(recipe[recipe["taken"]], records_by_call)
     raise RecipeError(f"unknown recipe op {op!r}")
+
+
+def arithmetic(recipe: Mapping[str, Any], records_by_call: Sequence[Records]) -> str | None:
+    """The expression whose value is the answer, when the answer adds or subtracts record counts; else None.
+
+    ``records_by_call`` as for ``recompute``, with one result's records at its first page's index (the other pages
+    empty): a sum adds the non-empty results (``"8 + 5"``), a difference is the largest minus the smallest group
+    (``"31 - 12"``), a condition takes its branch's. A count of one result, a field and a label need no calculation.
+    """
+    op = recipe["op"]
+    if op == "count":
+        terms = [len(records_by_call[i]) for i in recipe["calls"] if records_by_call[i]]
+        return " + ".join(map(str, terms)) if len(terms) > 1 else None
+    if op == "compare" and recipe["pick"] == "diff":
+        counts = [len(_gather(records_by_call, g["calls"])) for g in recipe["groups"]]
+        return f"{max(counts)} - {min(counts)}"
+    if op == "cond":
+        return arithmetic(recipe[recipe["taken"]], records_by_call)
+    return None
 
 
 def remap(recipe: Mapping[str, Any], order: Mapping[int, int]) -> dict[str, Any]:

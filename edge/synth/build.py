@@ -38,7 +38,7 @@ import numpy as np
 
 from bench.task import parse_task
 from bench.taskset.build import to_task
-from bench.taskset.draft import DraftError
+from bench.taskset.draft import DraftError, number_text
 from edge.graph.store import GraphStore
 
 from .answer import remap
@@ -221,6 +221,11 @@ class _Keeper:
             return self._drop(job.want, f"the question would leak junction values {leaked}")
         draft = new_draft(self.gateway.runtime, job.seed, job.attempt, job.want)
         await replay_calls(draft, result.calls, result.page_records)
+        if executed.expression is not None:  # the answer is calculated: the trajectory closes with the calculator
+            value = await draft.evaluate(executed.expression, step=max(c.step for c in draft.calls) + 1)
+            if number_text(value) != executed.answer[0]:
+                return self._drop(job.want, f"evaluate_expression({executed.expression!r}) gives {value}, "
+                                            f"not the answer {executed.answer[0]}")
         draft.domain = self.catalog.get(trace.start).domain
         draft.ask(query)
         if executed.number:

@@ -96,6 +96,7 @@ class Executed:
     recipe: dict[str, Any]  # call indices are the draft's (``answer.remap`` turns them into golden ones)
     answer: tuple[str, ...]  # accepted answers, the first the canonical one
     number: bool
+    expression: str | None = None  # the answer's calculation (``answer.arithmetic``): a closing evaluate_expression
 
 
 def classify(junctions: Sequence[Junction], final: FinalType | None) -> TaskType:
@@ -442,7 +443,7 @@ def _lookup(draft: Draft, tool: str, records: list[dict[str, Any]], calls: list[
 
 def _executed(trace: Trace, junctions: list[Junction], final: FinalType, recipe: dict[str, Any],
               branches: list) -> Executed:
-    from .answer import recompute, response_type
+    from .answer import arithmetic, recompute, response_type
 
     by_call: dict[int, list[dict[str, Any]]] = {}
     for _, records, calls in branches:
@@ -452,7 +453,7 @@ def _executed(trace: Trace, junctions: list[Junction], final: FinalType, recipe:
     flat = _records_view(recipe, by_call)
     answer = _safe(recompute, recipe, flat)
     return Executed(trace, junctions, final, classify(junctions, final), recipe,
-                    (answer,), response_type(recipe).value == "number")
+                    (answer,), response_type(recipe).value == "number", arithmetic(recipe, flat))
 
 
 def _records_view(recipe: Mapping[str, Any], by_call: Mapping[int, list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:

@@ -95,7 +95,12 @@ def test_every_skeleton_proposal_is_well_formed_and_deterministic(catalog, propo
     names = [n for n in catalog.names() if catalog.get(n).platform not in ("seoul", "gg")]
     edges = build_skeleton(catalog, tools=names)
     proposals = [proposer.propose(catalog.get(e.source), catalog.get(e.target)) for e in edges]
-    assert sum(p is not None for p in proposals) > len(edges) // 2
+    # the retriever keeps weak neighbours too (no similarity floor): the proposer binds nearly all the strong ones
+    # and a few of the weak, which a similarity floor of 0.3 would have lost
+    strong = [p for e, p in zip(edges, proposals, strict=True) if e.similarity >= 0.3]
+    weak = [p for e, p in zip(edges, proposals, strict=True) if e.similarity < 0.3]
+    assert sum(p is not None for p in strong) > 0.8 * len(strong)
+    assert sum(p is not None for p in weak) > 50
     for edge, proposal in zip(edges, proposals, strict=True):
         if proposal is None:
             continue

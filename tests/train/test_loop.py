@@ -69,6 +69,12 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
     assert "<table>" in (run / "report" / "report.html").read_text()
     audit = json.loads((run / "audit" / DONE_FILE).read_text())["figures"]
     assert audit["clean"] is True and audit["training_items"] >= 1
+    # where a tuned model can fail for want of examples: golden actions whose tool no training item calls
+    coverage = report["tool_coverage"]
+    assert coverage == audit["tool_coverage"]
+    assert coverage["golden_actions"] >= report["settings"]["split_tasks"] and coverage["tools"] >= 1  # evaluated only
+    assert sum(coverage["missing"].values()) == coverage["golden_actions"] - coverage["golden_actions_covered"]
+    assert "golden actions of the eval split call a tool" in output
     # the training rows were exported under the loop's limits (what the evaluated prompts are shaped by)
     export = json.loads((Path(json.loads((run / "dataset" / DONE_FILE).read_text())["figures"]["folder"])
                          / "export.json").read_text())

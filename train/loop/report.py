@@ -130,10 +130,12 @@ class LoopReport:
     grpo_steps: list[dict[str, Any]] = field(default_factory=list)
     probes: list[dict[str, Any]] = field(default_factory=list)
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    tool_coverage: dict[str, Any] = field(default_factory=dict)  # split_audit.ToolCoverage.figures()
 
     def to_json(self) -> dict[str, Any]:
         return {"settings": self.settings, "models": [asdict(m) for m in self.models], "sft_steps": self.sft_steps,
-                "grpo_steps": self.grpo_steps, "sft_probes": self.probes, "stage_seconds": self.stage_seconds}
+                "grpo_steps": self.grpo_steps, "sft_probes": self.probes, "stage_seconds": self.stage_seconds,
+                "tool_coverage": self.tool_coverage}
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
         head = ["model", "episodes", *FIGURES]
@@ -153,6 +155,11 @@ class LoopReport:
                     fig = m.by_domain.get(d)
                     cells.append("—" if not fig else f"{fig['Corr']:.2f} / {fig['pass@1']:.2f}")
                 lines.append(f"| {m.name} | " + " | ".join(cells) + " |")
+        if c := self.tool_coverage:
+            lines += ["", f"training data: {c['golden_actions_covered']} of {c['golden_actions']} golden actions of the "
+                          f"eval split call a tool some training item calls ({c['tools_covered']} of {c['tools']} "
+                          "tools); never called in training: "
+                          + (", ".join(f"{t} ({n})" for t, n in c["missing"].items()) or "none")]
         if self.probes:
             lines += ["", "| SFT probe: examples seen | well-formed | Corr |", "|---|---|---|"]
             lines += [f"| {p['examples_seen']} | {_fmt(p.get('well-formed'))} | {_fmt(p.get('Corr'))} |"

@@ -191,15 +191,18 @@ class Loop:
         return read_items(folder / "kept.jsonl" if (folder / "kept.jsonl").is_file() else folder / "items.jsonl")
 
     def audit(self, stage: Stage) -> dict[str, Any]:
-        from edge.filter.split_audit import audit_split
+        from edge.filter.split_audit import audit_split, tool_coverage
 
-        split, _ = self.split()
-        result = audit_split(split, self.training_items())
-        (stage.dir / "audit.txt").write_text(result.table() + "\n", encoding="utf-8")
+        split, evaluated = self.split()
+        items = self.training_items()
+        result = audit_split(split, items)
+        coverage = tool_coverage(split, items, tasks=evaluated)  # what the data shows: golden actions whose tool it calls
+        (stage.dir / "audit.txt").write_text(result.table() + "\n\n" + coverage.table() + "\n", encoding="utf-8")
         if not result.clean:
             raise LoopError(f"the eval split {split.name} leaks into the training data:\n{result.table()}")
+        self.log("  " + coverage.table().replace("\n", "\n  "))
         return stage.finish(["audit.txt"], {"split": split.name, "tasks": len(split.tasks), "clean": True,
-                                            "training_items": len(self.training_items())})
+                                            "training_items": len(items), "tool_coverage": coverage.figures()})
 
     def evaluate(self, stage: Stage, model: Path | None) -> dict[str, Any]:
         _, tasks = self.split()
@@ -285,7 +288,12 @@ class Loop:
                           grpo_steps=_lines(self.run / "grpo" / "metrics.jsonl"),
                           probes=json.loads((self.run / "sft" / "probes.json").read_text(encoding="utf-8"))
                           if (self.run / "sft" / "probes.json").is_file() else [],
-                          stage_seconds=dict(self.times))
+                          stage_seconds=dict(self.times), tool_coverage=self._coverage())
+
+    def _coverage(self) -> dict[str, Any]:
+        done = self.run / "audit" / "done.json"
+        record = json.loads(done.read_text(encoding="utf-8")) if done.is_file() else {}
+        return record.get("figures", {}).get("tool_coverage", {})
 
 
 def _finish_evaluation(stage: Stage, rows: list[EpisodeFigures], **extra: Any) -> dict[str, Any]:

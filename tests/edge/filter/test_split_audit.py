@@ -6,7 +6,7 @@ import pytest
 
 from bench.splits import load_split
 from edge.dataset.items_io import write_lines
-from edge.filter.split_audit import SplitHit, audit_split
+from edge.filter.split_audit import SplitHit, audit_split, tool_coverage
 from tests.edge.filter.items import bench, task_like, wrap
 
 SPLIT = load_split("eval-v1")
@@ -91,3 +91,23 @@ def test_held_out_platforms_name_the_split_tasks_on_them_and_an_item_calling_one
     hits = [h for h in leaking.hits if h.kind == "platform"]
     assert {h.task_id for h in hits} == {t.id for t in on_ex} and {h.item_id for h in hits} >= {"syn-trf-001"}
     assert "calls a platform held out of training" in str(hits[0])
+
+
+def test_tool_coverage_counts_the_split_golden_actions_whose_tool_training_calls_and_names_the_rest():
+    items = clean_items()
+    coverage = tool_coverage(SPLIT, items)
+    golden = [a.tool for t in SPLIT.tasks for a in t.golden_actions]
+    trained = {a.tool for i in items for a in i.task.golden_actions}
+    assert coverage.actions == len(golden) and coverage.n_items == len(items)
+    assert coverage.actions_covered == sum(tool in trained for tool in golden)
+    assert 0 < coverage.actions_covered < coverage.actions
+    assert set(coverage.missing) == set(golden) - trained
+    counts = [coverage.golden[t] for t in coverage.missing]
+    assert counts == sorted(counts, reverse=True)  # the most used missing tools first
+    figures = coverage.figures()
+    assert figures["tools"] == len(set(golden)) and figures["tools_covered"] == len(set(golden) & trained)
+    assert f"{coverage.actions_covered} of {coverage.actions} golden actions" in coverage.table()
+    assert coverage.missing[0] in coverage.table().splitlines()[1]
+    assert tool_coverage(SPLIT, []).actions_covered == 0
+    first = tool_coverage(SPLIT, items, tasks=SPLIT.tasks[:1])  # only the tasks a run evaluates
+    assert first.actions == len(SPLIT.tasks[0].golden_actions)

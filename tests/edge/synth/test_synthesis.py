@@ -15,7 +15,7 @@ from bench.episode import run_episode
 from bench.task import ResponseType, validate_against_catalog
 from edge.filter.contamination import ContaminationAudit
 from edge.filter.funnel import run_funnel
-from edge.synth.answer import recompute
+from edge.synth.answer import arithmetic, recompute
 from edge.synth.build import GIVE_UP, TABLE_12, quotas
 from edge.synth.execute import classify
 from edge.synth.item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
@@ -183,7 +183,8 @@ def test_the_bundle_holds_exactly_the_kept_items_golden_calls(synthesized):
     items, _, cassettes, _ = synthesized
     bundle = CassetteStore(cassettes).open(items[0].task.bundle)
     golden = [a for i in items for a in i.task.golden_actions]
-    assert {i.tool for i in bundle.interactions()} == {a.tool for a in golden}
+    upstream = {a.tool for a in golden if load_catalog().get(a.tool).endpoint is not None}  # not the calculator
+    assert {i.tool for i in bundle.interactions()} == upstream
     # the client reads ahead a page, so a call may hold two interactions, but one request (query fingerprint)
     assert 0 < len({i.query_fingerprint for i in bundle.interactions()}) <= len(golden)
 
@@ -199,3 +200,43 @@ def test_a_drv_junction_is_the_drv_pattern_however_many_values_its_selection_kee
     assert classify([lookup, drv], FinalType.SEM) is TaskType.MIXED  # two patterns
     assert classify([drv, fan], FinalType.SEM) is TaskType.MIXED
     assert classify([drv], FinalType.CMP) is TaskType.MIXED
+
+
+def test_a_calculated_answer_closes_with_the_calculator_whose_value_is_the_answer(synthesized):
+    """As KOPA-Bench's trajectories do: counts added or subtracted go through evaluate_expression, its expression
+    made of the counts the golden calls returned, and its replayed value is the accepted answer."""
+    items, _, cassettes, _ = synthesized
+    calculated = [i for i in items if any(a.tool == "evaluate_expression" for a in i.task.golden_actions)]
+    assert calculated, "no item adds or subtracts counts"
+
+    async def run():
+        gateway = replay_gateway(cassettes, items[0].task.bundle)
+        try:
+            return [await replay_records(i, gateway) for i in calculated]
+        finally:
+            await gateway.aclose()
+
+    for item, (records, failure) in zip(calculated, asyncio.run(run()), strict=True):
+        last = item.task.golden_actions[-1]
+        assert failure is None and last.tool == "evaluate_expression" and last.value_compare_args == ()
+        assert last.step > max(a.step for a in item.task.golden_actions[:-1])  # after every count it reads
+        terms = [int(t) for t in last.args["expression"].replace("-", "+").split("+")]  # counts, nothing else
+        assert len(terms) >= 2 and all(t >= 0 for t in terms)
+        assert float(records[-1][0]["value"]) == float(item.task.accepted_answers[0])
+        assert recompute(item.recipe, records) == item.task.accepted_answers[0]  # the recipe reads the data calls
+    plain = [i for i in items if i not in calculated and i.recipe["op"] == "field"]
+    assert all(i.task.golden_actions[-1].tool != "evaluate_expression" for i in plain)
+
+
+def test_arithmetic_is_the_sum_of_results_or_the_largest_minus_the_smallest_group():
+    rows = [[{}] * 8, [], [{}] * 5, [{}] * 3]  # call 1 is call 0's second page: its records sit at call 0
+    assert arithmetic({"op": "count", "calls": [0, 1, 2]}, rows) == "8 + 5"
+    assert arithmetic({"op": "count", "calls": [0, 1]}, rows) is None  # one result: a count, no calculation
+    diff = {"op": "compare", "pick": "diff", "groups": [{"label": "a", "calls": [3]}, {"label": "b", "calls": [0, 1]}]}
+    assert arithmetic(diff, rows) == "8 - 3"
+    assert arithmetic({**diff, "pick": "max"}, rows) is None  # the answer is a label
+    assert arithmetic({"op": "field", "calls": [0], "field": "x"}, rows) is None
+    cond = {"op": "cond", "test": {"calls": [3], "cmp": "ge", "threshold": 1}, "taken": "then",
+            "then": {"op": "count", "calls": [2, 3]}, "else": {"op": "count", "calls": [3]}}
+    assert arithmetic(cond, rows) == "5 + 3"
+    assert arithmetic({**cond, "taken": "else"}, rows) is None
