@@ -14,9 +14,11 @@ Pair score of an output field f of u and a non-generic parameter p of v (generic
   value-format hint and the hints disagree, or when both give an example and one is all digits and the other
   is not ('예: 22' vs '예: 제22대'); otherwise
   0.55·name + 0.35·desc + 0.10·hint, where
-    name = 1 for equal names (case-insensitive), 0.9 for equal name tokens after splitting snake/camel/UPPER
-           case with cd=code, nm=name, dt/de/ymd=date, yy/yr=year (``sigunCd`` ~ ``SIGUN_CD``),
-           else 0.8 × Jaccard of the name tokens;
+    name = 1 for equal names (case-insensitive) or a parameter whose description names the field (its head, up
+           to the first bracket or punctuation, is the field's name or its description's head: ``ID`` described
+           '판례일련번호' is the field 판례일련번호, not the field ``id`` described '결과 내 순번'), 0.9 for
+           equal name tokens after splitting snake/camel/UPPER case with cd=code, nm=name, dt/de/ymd=date,
+           yy/yr=year (``sigunCd`` ~ ``SIGUN_CD``), else 0.8 × Jaccard of the name tokens;
     desc = Dice overlap of the Hangul character 2/3-grams of the two descriptions (examples stripped;
            the shared ``public_apis.ngrams`` analyser and measure);
     hint = 1 when both carry the same hint.
@@ -138,6 +140,18 @@ def _name_tokens(name: str) -> frozenset[str]:
     return frozenset(_SYNONYM.get(t.lower(), t.lower()) for t in _SPLIT.findall(name))
 
 
+def _head(description: str) -> str:
+    return re.split(r"[(\[,.:;]", _EXAMPLE.sub("", description), maxsplit=1)[0].strip()
+
+
+def _concept_score(field: FieldSpec, param: ParamSpec) -> float:
+    """The name part of the pair score: equal names, or the parameter's description naming the field."""
+    head = _head(param.description_ko)
+    if head and head in (field.name, _head(field.description_ko)):
+        return 1.0
+    return _name_score(field.name, param.name)
+
+
 def _name_score(a: str, b: str) -> float:
     if a.lower() == b.lower():
         return 1.0
@@ -178,7 +192,7 @@ def pair_score(field: FieldSpec, param: ParamSpec) -> float:
     if field_example and param_example and field_example != param_example:
         return 0.0  # the examples show different values: '제22대' does not fill a parameter that wants '22'
     same_hint = bool(field_hint and param_hint)
-    score = (0.55 * _name_score(field.name, param.name)
+    score = (0.55 * _concept_score(field, param)
              + 0.35 * dice(_ngrams(field.description_ko), _ngrams(param.description_ko)) + 0.10 * same_hint)
     return round(min(score, 1.0), 4)
 
@@ -235,7 +249,7 @@ class RuleProposer:
 
     def propose(self, source: ToolSpec, target: ToolSpec) -> BindingProposal | None:
         params = [p for p in target.params if not p.is_generic]
-        scored = sorted(((pair_score(f, p), p.name, f.name, _name_score(f.name, p.name))
+        scored = sorted(((pair_score(f, p), p.name, f.name, _concept_score(f, p))
                          for p in params for f in source.output), key=lambda s: (-s[0], s[1], s[2]))
         by_name = {p.name: p for p in params}
         binding: dict[str, tuple[str, float]] = {}

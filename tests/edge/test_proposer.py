@@ -194,12 +194,25 @@ def test_clarify_candidates_come_from_default_enum_examples_or_code_lists():
 def test_feasibility_rises_with_binding_quality_and_coverage(proposer):
     corp = field("corp_code", "고유번호(8자리)")
     strong = proposer.propose(tool("a", output=(corp,)), tool("t", (param("corp_code", "고유번호 8자리"),)))
-    weaker = proposer.propose(tool("a", output=(field("crp_cd", "고유번호"),)), tool("t", (param("corp_code", "고유번호"),)))
+    weaker = proposer.propose(tool("a", output=(field("crp_cd", "회사의 고유번호"),)),
+                              tool("t", (param("corp_code", "고유번호"),)))
     assert strong.feasibility > weaker.feasibility > 0
     with_enum = tool("t", (param("corp_code", "고유번호 8자리"), param("kind", "구분", enum=("A", "B"))))
     with_nothing = tool("t", (param("corp_code", "고유번호 8자리"), param("memo", "메모")))
     assert strong.feasibility > proposer.propose(tool("a", output=(corp,)), with_enum).feasibility \
         > proposer.propose(tool("a", output=(corp,)), with_nothing).feasibility
+
+
+def test_a_parameter_described_by_a_field_name_binds_that_field_not_a_same_named_one(proposer, catalog):
+    # the law APIs: ``ID`` is described 판례일련번호; the search result's ``id`` is its row number (결과 내 순번)
+    source = tool("search", output=(field("id", "결과 내 순번"), field("판례일련번호", "판례일련번호"),
+                                    field("사건명", "사건명")))
+    proposal = proposer.propose(source, tool("text", (param("ID", "판례일련번호"),)))
+    assert proposal.bound == {"ID": "판례일련번호"} and proposal.feasibility >= 0.9
+    real = proposer.propose(catalog.get("search_court_precedents"), catalog.get("get_court_precedent_text"))
+    assert real.bound == {"ID": "판례일련번호"}
+    laws = proposer.propose(catalog.get("search_laws"), catalog.get("get_law_text"))  # 'MST: 법령일련번호(...)'
+    assert laws.bound["MST"] == "법령일련번호" and laws.bound["ID"] == "법령ID"
 
 
 def test_generic_parameters_are_never_planned(proposer):
