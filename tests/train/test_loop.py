@@ -313,7 +313,7 @@ def test_an_evaluation_in_which_no_call_was_written_is_reused_under_another_guid
 
 
 def test_reuse_takes_each_stage_whose_settings_and_inputs_agree_and_refuses_a_corrupt_one(quick_run, tmp_path):
-    from train.loop.reuse import reuse_stages
+    from train.loop.reuse import edge_code, reuse_stages
     from train.loop.settings import LoopSettings
     from train.loop.stages import LoopError
 
@@ -330,6 +330,18 @@ def test_reuse_takes_each_stage_whose_settings_and_inputs_agree_and_refuses_a_co
     assert taken == ["eval-listed", "eval-base"], said
     assert any("[audit] not reused: it reads dataset" in line for line in said), said
     assert not (tmp_path / "other-data" / "audit").exists()
+
+    # the same settings on other EDGE code: the dataset (and the audit that reads it) is made again
+    changed = tmp_path / "changed-code"
+    shutil.copytree(run, changed, ignore=shutil.ignore_patterns("loop.lock"))
+    done = json.loads((changed / "dataset" / DONE_FILE).read_text())
+    assert done["figures"]["edge_code"] == edge_code()  # recorded by the stage that synthesized it
+    done["figures"]["edge_code"] = "0" * 64
+    (changed / "dataset" / DONE_FILE).write_text(json.dumps(done))
+    said = []
+    taken = reuse_stages(changed, tmp_path / "after-a-code-change", LoopSettings.quick(), log=said.append)
+    assert taken == ["eval-listed", "eval-base"], said
+    assert any("[dataset] not reused: the EDGE code" in line for line in said), said
 
     broken = tmp_path / "broken"
     broken.mkdir()

@@ -8,6 +8,9 @@ the same base evaluation again: an hour on two cores. The stages before SFT read
 (checked first, as the loop checks a stage it skips) and its ``done.json`` says where it came from. A stage is
 taken only with the stages it reads (``STAGE_NEEDS``: the audit reads the dataset); the evaluations read no dataset,
 so a run with other data still takes the earlier base evaluations.
+A dataset the loop synthesized is taken only when the EDGE code that made it is the code here (``edge_code``: a
+hash of the ``edge`` and ``bench.taskset`` sources, recorded by the dataset stage): the same settings on changed
+synthesis make other items, and a run must not train on data the code no longer makes.
 An evaluation that differs only in its decoding guide is taken when none of its episodes wrote a call: a guide acts
 only inside a call, so it never acted there (the base model answers in text).
 A dataset built inside the earlier run's folder is pointed at its copy; the earlier run is never written to.
@@ -15,6 +18,7 @@ A dataset built inside the earlier run's folder is pointed at its copy; the earl
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -25,7 +29,7 @@ from recorder.cassette.bundle import file_sha256
 from .settings import SETTINGS_FILE, LoopSettings, recorded_settings, settings_then
 from .stages import DONE_FILE, LoopError, Stage
 
-__all__ = ["STAGE_READS", "differing", "reuse_stages"]
+__all__ = ["STAGE_READS", "differing", "edge_code", "reuse_stages"]
 
 _DATASET = ("dataset", "edge_graph", "edge_items", "edge_seed", "edge_tools", "edge_rounds", "edge_trials", "limits")
 STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage's output depends on
@@ -39,6 +43,18 @@ STAGE_NEEDS: dict[str, tuple[str, ...]] = {"audit": ("dataset",)}  # what a stag
 # decoding guides: they act only inside a call the model opens (``train.engines.trl.call_grammar``), so an evaluation
 # in which the model opened no call is the same under any of them; guide_tool_names: the name-only guide, retired
 _GUIDES = frozenset({"guide_tool_calls", "guide_tool_names"})
+
+
+_EDGE_SOURCES = ("edge", "bench/taskset")  # what synthesis runs: Phase A, Phase B, the filter, the export, to_task
+
+
+def edge_code() -> str:
+    """A hash of the sources that synthesize a loop's dataset (sorted paths and bytes of their .py files)."""
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for path in sorted(p for folder in _EDGE_SOURCES for p in (root / folder).rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def _settings_of(run: Path) -> dict[str, Any]:
@@ -78,6 +94,10 @@ def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
             log(f"[{name}] not finished in {old_run}: run here")
             continue
         changed = differing(old, settings, name)
+        if name == "dataset" and not changed and settings.dataset is None and \
+                Stage(old_run, name).finished().get("figures", {}).get("edge_code") != edge_code():
+            log(f"[{name}] not reused: the EDGE code that synthesized {old_run}'s differs from this checkout's")
+            continue
         if changed and set(changed) <= _GUIDES and _no_call_written(old_run / name):
             log(f"[{name}] {', '.join(changed)} differ from {old_run}'s, but none of its episodes wrote a call: "
                 "no guide acted there")

@@ -39,6 +39,7 @@ from typing import Any
 
 from .evaluate import EpisodeFigures, evaluate_agent, evaluate_model, read_episodes
 from .report import LoopReport, summarize_model
+from .reuse import edge_code
 from .settings import SETTINGS_FILE, LoopSettings, recorded_settings, settings_then
 from .stages import LoopError, Stage
 
@@ -153,6 +154,8 @@ class Loop:
         export = self._check_export(folder)
         rows = sum(1 for _ in (folder / "sft.jsonl").open(encoding="utf-8"))
         figures = {"folder": str(folder), "rows": rows, "bundle": export.get("bundle")}
+        if s.dataset is None:  # synthesized here: which code made it decides whether a later run may reuse it
+            figures["edge_code"] = edge_code()
         (stage.dir / "dataset.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
         return stage.finish(["dataset.json"], figures)
 
