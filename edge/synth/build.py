@@ -22,6 +22,11 @@ Every choice is seeded by (seed, attempt) over sorted lists and a batch's plan d
 so the same run file, world and seed give the same calls, the same recording and byte-identical items, whatever
 the number of workers.
 
+A share of the items (``save_share``, seeded) also asks to keep the answer, as KOPA-Bench's tasks ask to add a name
+to a watchlist or write a value into a note: the golden trajectory closes with ``add_to_watchlist`` (a name) or
+``write_note`` (a number), the question says where, and the item is scored on the workspace state as well
+(ENVIRONMENT). Phase A never calls a state-writing tool, so without this no item would show a model one.
+
 ``exclude_platforms`` holds platforms out of the corpus (Table 14): their tools leave G* before any walk, so no item
 calls one (``kopa edge synth --exclude-platform``; an item that did anyway would be dropped here).
 """
@@ -46,11 +51,11 @@ from .attempt import AttemptJob, AttemptResult, SynthDraft, new_draft, replay_ca
 from .execute import Executed, Trace
 from .item import Rejection, SynthItem, TaskType
 from .platforms import held_out_platforms
-from .realise import leaks, realise
+from .realise import iraneun, leaks, realise
 from .runners import AttemptRunner, InProcessAttempts, ProcessAttempts
 from .walk import LiveGraph, edge_key
 
-__all__ = ["BATCH", "GIVE_UP", "RECORDED_AT", "TABLE_12", "SynthDraft", "SynthesisRun", "plan_batch", "quotas",
+__all__ = ["BATCH", "GIVE_UP", "RECORDED_AT", "SAVE_SHARE", "TABLE_12", "SynthDraft", "SynthesisRun", "plan_batch", "quotas",
            "synthesize"]
 
 TABLE_12: dict[TaskType, float] = {TaskType.MIXED: 36.7, TaskType.DRV: 19.7, TaskType.SEM: 17.0, TaskType.SEQ: 12.1,
@@ -60,6 +65,9 @@ TABLE_12: dict[TaskType, float] = {TaskType.MIXED: 36.7, TaskType.DRV: 19.7, Tas
 RECORDED_AT = "2025-06-30T00:00:00.000Z"
 GIVE_UP = 40  # at least this many attempts in a row without an item of a class before that class is given up
 BATCH = 64  # attempts planned and run together (fixed: the plan, hence the items, must not depend on workers)
+SAVE_SHARE = 0.1  # items that also keep their answer in the workspace (KOPA-Bench: 14 of 145 tasks write state)
+_WATCHLISTS = ("나중에 볼 것", "챙겨 볼 것", "다시 볼 것", "오늘의 결과")
+_NOTE_KEYS = ("조회 결과", "확인한 값", "오늘 찾은 값", "메모해 둘 값")
 
 _PENDING = "edge-synth@pending"  # what an item is pinned to until the recording is committed
 Writer = Callable[[Trace, Any, np.random.Generator], tuple[str, str]]  # → (query, writer id)
@@ -140,7 +148,8 @@ def plan_batch(tally: _Tally, size: int = BATCH) -> list[TaskType]:
 async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, explore: Opener,
                      type_mix: Mapping[TaskType, float] = TABLE_12, writer: Writer | None = None,
                      screen: Screen | None = None, workers: int = 1,
-                     max_attempts: int | None = None, exclude_platforms: Sequence[str] = ()) -> SynthesisRun:
+                     max_attempts: int | None = None, exclude_platforms: Sequence[str] = (),
+                     save_share: float = SAVE_SHARE) -> SynthesisRun:
     """Up to ``n`` items from the run in ``store``, recorded through ``gateway`` (bench profile, recording), which is
     committed at the end. ``explore`` opens the runtime attempts run on (bench profile, recording nothing): once
     here with ``workers=1``, once per worker process otherwise (it must then be picklable).
@@ -165,7 +174,10 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
         runner = InProcessAttempts(explorer.runtime, graph)
     else:
         runner = ProcessAttempts(explore, graph, workers=workers)
-    keeper = _Keeper(gateway, catalog, graph, writer or rule_writer, screen, _Tally(quotas(n, type_mix)), held_out)
+    if not 0 <= save_share <= 1:
+        raise ValueError(f"save_share is a share of the items, in [0, 1]; got {save_share}")
+    keeper = _Keeper(gateway, catalog, graph, writer or rule_writer, screen, _Tally(quotas(n, type_mix)), held_out,
+                     save_share)
     limit = max_attempts if max_attempts is not None else 40 * n
     attempt = 0
     try:
@@ -193,9 +205,9 @@ class _Keeper:
     """Takes attempt results in attempt order: class room, query, leaks, re-recording, the screen."""
 
     def __init__(self, gateway: Any, catalog: Any, graph: LiveGraph, writer: Writer, screen: Screen | None,
-                 tally: _Tally, held_out: tuple[str, ...] = ()):
+                 tally: _Tally, held_out: tuple[str, ...] = (), save_share: float = SAVE_SHARE):
         self.gateway, self.catalog, self.graph, self.writer, self.screen = gateway, catalog, graph, writer, screen
-        self.tally, self.held_out = tally, held_out
+        self.tally, self.held_out, self.save_share = tally, held_out, save_share
         self.uses: Counter[str] = Counter()
         self.abandoned: Counter[str] = Counter()
         self.screened: Counter[str] = Counter()
@@ -226,6 +238,8 @@ class _Keeper:
             if number_text(value) != executed.answer[0]:
                 return self._drop(job.want, f"evaluate_expression({executed.expression!r}) gives {value}, "
                                             f"not the answer {executed.answer[0]}")
+        if result.rng.random() < self.save_share:
+            query = await _save_answer(draft, executed, query, result.rng)
         draft.domain = self.catalog.get(trace.start).domain
         draft.ask(query)
         if executed.number:
@@ -246,6 +260,20 @@ class _Keeper:
         self.uses[trace.start] += 1
         for hop in trace.hops:
             self.uses[edge_key(hop.junction)] += 1
+
+
+async def _save_answer(draft: SynthDraft, executed: Executed, query: str, rng: np.random.Generator) -> str:
+    """Close the golden trajectory by keeping the answer in the workspace; the question, asking for it too."""
+    step = max(c.step for c in draft.calls) + 1
+    answer = executed.answer[0]
+    if executed.number:
+        key = _NOTE_KEYS[int(rng.integers(len(_NOTE_KEYS)))]
+        await draft.call("write_note", {"key": key, "text": answer}, step=step)
+        quoted = f"'{key}'"
+        return f"{query} 그 값은 {iraneun(quoted)} 키로 메모해 두세요."
+    name = _WATCHLISTS[int(rng.integers(len(_WATCHLISTS)))]
+    await draft.call("add_to_watchlist", {"list_name": name, "item": answer}, step=step)
+    return f"{query} 그리고 답을 '{name}' 관심목록에 메모 없이 추가해 주세요."
 
 
 def _kind(reason: str) -> str:

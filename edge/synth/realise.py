@@ -68,6 +68,11 @@ def wa(word: str) -> str:
     return _particle(word, "과", "와")
 
 
+def iraneun(word: str) -> str:
+    """'값' → '값이라는', '결과' → '결과라는' (a name quoted in a sentence: the quote comes before the particle)."""
+    return _particle(word, "이라는", "라는")
+
+
 def ro(word: str) -> str:
     last = word.rstrip()[-1:] if word.strip() else ""
     if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 not in (0, 8):  # ㄹ받침 takes 로

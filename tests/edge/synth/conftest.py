@@ -51,14 +51,15 @@ EXPLORE = partial(open_sandbox_gateway, TEST_DATA_DIR, scale=TEST_SCALE)
 
 
 def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: int = SEED, *, screen: bool = True,
-                    workers: int = 1) -> SynthesisRun:
+                    workers: int = 1, **options) -> SynthesisRun:
     """A synthesis recorded into ``cassettes``, screened by the filter's rules (as ``kopa edge synth`` does)."""
     async def run():
         store = GraphStore.open(graph_path, read_only=True)
         gateway = open_recording_gateway(TEST_DATA_DIR, cassettes, "edge-synth", scale=TEST_SCALE, stamp=RECORDED_AT)
         screening = Screen(catalog=gateway.catalog, audit=ContaminationAudit(BENCH_TASKS)) if screen else None
         try:
-            return await synthesize(store, gateway, n, seed, explore=EXPLORE, screen=screening, workers=workers)
+            return await synthesize(store, gateway, n, seed, explore=EXPLORE, screen=screening, workers=workers,
+                                    **options)
         finally:
             await gateway.aclose()
             store.close()

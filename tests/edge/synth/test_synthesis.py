@@ -240,3 +240,34 @@ def test_arithmetic_is_the_sum_of_results_or_the_largest_minus_the_smallest_grou
             "then": {"op": "count", "calls": [2, 3]}, "else": {"op": "count", "calls": [3]}}
     assert arithmetic(cond, rows) == "5 + 3"
     assert arithmetic({**cond, "taken": "else"}, rows) is None
+
+
+def test_an_item_that_keeps_its_answer_closes_with_the_workspace_call_and_is_scored_on_the_state(graph_path,
+                                                                                              tmp_path):
+    """As KOPA-Bench's tasks ask to add a name to a watchlist or note a value: the question says where, the golden
+    trajectory ends with the write, and the oracle's replay reaches the golden workspace state."""
+    cassettes = tmp_path / "cassettes"
+    done = synthesize_into(graph_path, cassettes, n=6, seed=3, save_share=1.0)
+    assert done.items
+
+    async def run():
+        gateway = replay_gateway(cassettes, done.items[0].task.bundle)
+        try:
+            return [await run_episode(i.task, OracleAgent(), gateway, seed=0) for i in done.items]
+        finally:
+            await gateway.aclose()
+
+    for item, outcome in zip(done.items, asyncio.run(run()), strict=True):
+        task, last = item.task, item.task.golden_actions[-1]
+        answer = task.accepted_answers[0]
+        if task.response_type is ResponseType.NUMBER:
+            assert last.tool == "write_note" and last.args["text"] == answer
+            assert f"'{last.args['key']}'" in task.query and "메모해 두세요" in task.query
+        else:
+            assert last.tool == "add_to_watchlist" and last.args["item"] == answer
+            assert f"'{last.args['list_name']}' 관심목록에" in task.query
+        assert set(last.value_compare_args) == set(last.args)  # where and what are both checked
+        assert "ENVIRONMENT" in task.reward_basis and task.golden_state_hash
+        assert outcome.passed and outcome.action.action == 1.0, (task.id, outcome.error)
+    with pytest.raises(ValueError, match="save_share"):
+        synthesize_into(graph_path, tmp_path / "bad", n=1, save_share=1.5)
