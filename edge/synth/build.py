@@ -55,8 +55,8 @@ from .realise import iraneun, leaks, realise
 from .runners import AttemptRunner, InProcessAttempts, ProcessAttempts
 from .walk import LiveGraph, edge_key
 
-__all__ = ["BATCH", "GIVE_UP", "RECORDED_AT", "SAVE_SHARE", "TABLE_12", "SynthDraft", "SynthesisRun", "plan_batch", "quotas",
-           "synthesize"]
+__all__ = ["BATCH", "GIVE_UP", "RECORDED_AT", "SAVE_SHARE", "TABLE_12", "SynthDraft", "SynthesisRun", "plan_batch",
+           "quotas", "synthesize"]
 
 TABLE_12: dict[TaskType, float] = {TaskType.MIXED: 36.7, TaskType.DRV: 19.7, TaskType.SEM: 17.0, TaskType.SEQ: 12.1,
                                    TaskType.CMP: 9.0, TaskType.COND: 2.8, TaskType.FAN: 2.7}

@@ -156,8 +156,8 @@ class LoopReport:
                     cells.append("—" if not fig else f"{fig['Corr']:.2f} / {fig['pass@1']:.2f}")
                 lines.append(f"| {m.name} | " + " | ".join(cells) + " |")
         if c := self.tool_coverage:
-            lines += ["", f"training data: {c['golden_actions_covered']} of {c['golden_actions']} golden actions of the "
-                          f"eval split call a tool some training item calls ({c['tools_covered']} of {c['tools']} "
+            lines += ["", f"training data: {c['golden_actions_covered']} of {c['golden_actions']} golden actions of "
+                          f"the eval split call a tool some training item calls ({c['tools_covered']} of {c['tools']} "
                           "tools); never called in training: "
                           + (", ".join(f"{t} ({n})" for t, n in c["missing"].items()) or "none")]
         if self.probes:

@@ -199,7 +199,7 @@ class Loop:
         split, evaluated = self.split()
         items = self.training_items()
         result = audit_split(split, items)
-        coverage = tool_coverage(split, items, tasks=evaluated)  # what the data shows: golden actions whose tool it calls
+        coverage = tool_coverage(split, items, tasks=evaluated)  # golden actions whose tool the data calls
         (stage.dir / "audit.txt").write_text(result.table() + "\n\n" + coverage.table() + "\n", encoding="utf-8")
         if not result.clean:
             raise LoopError(f"the eval split {split.name} leaks into the training data:\n{result.table()}")
