@@ -30,6 +30,7 @@ has never seen an example of).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,20 +215,24 @@ class ToolCoverage:
         return sum(self.golden.values())
 
     @property
+    def tools_covered(self) -> int:
+        return sum(1 for tool in self.golden if self.trained.get(tool))
+
+    @property
     def missing(self) -> list[str]:
         """The split's tools no training item calls, most golden actions first."""
         return sorted((t for t in self.golden if not self.trained.get(t)), key=lambda t: (-self.golden[t], t))
 
     def figures(self) -> dict[str, object]:
         return {"golden_actions": self.actions, "golden_actions_covered": self.actions_covered,
-                "tools": len(self.golden), "tools_covered": len(self.golden) - len(self.missing),
+                "tools": len(self.golden), "tools_covered": self.tools_covered,
                 "missing": {t: self.golden[t] for t in self.missing}}
 
     def table(self) -> str:
         share = self.actions_covered / self.actions if self.actions else 0.0
         lines = [f"tool coverage of split {self.split!r} by {self.n_items} training items: "
                  f"{self.actions_covered} of {self.actions} golden actions ({100 * share:.0f} %) call a tool the "
-                 f"training data calls; {len(self.golden) - len(self.missing)} of {len(self.golden)} tools"]
+                 f"training data calls; {self.tools_covered} of {len(self.golden)} tools"]
         if self.missing:
             lines.append("never called in training (golden actions): "
                          + ", ".join(f"{t} ({self.golden[t]})" for t in self.missing))
@@ -239,14 +244,7 @@ def tool_coverage(split: Split, items: Sequence[SynthItem] | Path | str, *,
     """Which of ``split``'s golden tools the training ``items`` call (``audit_split``'s inputs); ``tasks``: only
     these of the split's tasks (those a run evaluates)."""
     train = _items(items)
-    golden: dict[str, int] = {}
-    for task in split.tasks if tasks is None else tasks:
-        for action in task.golden_actions:
-            golden[action.tool] = golden.get(action.tool, 0) + 1
-    trained: dict[str, int] = {}
-    for item in train:
-        for action in item.task.golden_actions:
-            if action.tool in golden:
-                trained[action.tool] = trained.get(action.tool, 0) + 1
+    golden = Counter(a.tool for task in (split.tasks if tasks is None else tasks) for a in task.golden_actions)
+    trained = Counter(a.tool for item in train for a in item.task.golden_actions if a.tool in golden)
     return ToolCoverage(split=split.name, n_items=len(train), golden=dict(sorted(golden.items())),
                         trained=dict(sorted(trained.items())))

@@ -90,12 +90,13 @@ def reuse_stages(old_run: Path, new_run: Path, settings: LoopSettings,
         if missing:
             log(f"[{name}] not reused: it reads {', '.join(missing)}, which is not reused")
             continue
-        if Stage(old_run, name).finished() is None:
+        record = Stage(old_run, name).finished()
+        if record is None:
             log(f"[{name}] not finished in {old_run}: run here")
             continue
         changed = differing(old, settings, name)
         if name == "dataset" and not changed and settings.dataset is None and \
-                Stage(old_run, name).finished().get("figures", {}).get("edge_code") != edge_code():
+                record.get("figures", {}).get("edge_code") != edge_code():
             log(f"[{name}] not reused: the EDGE code that synthesized {old_run}'s differs from this checkout's")
             continue
         if changed and set(changed) <= _GUIDES and _no_call_written(old_run / name):
