@@ -16,8 +16,9 @@ Pair score of an output field f of u and a non-generic parameter p of v (generic
   0.55·name + 0.35·desc + 0.10·hint, where
     name = 1 for equal names (case-insensitive) or a parameter whose description names the field (its head, up
            to the first bracket or punctuation, is the field's name or its description's head: ``ID`` described
-           '판례일련번호' is the field 판례일련번호, not the field ``id`` described '결과 내 순번'), 0.9 for
-           equal name tokens after splitting snake/camel/UPPER case with cd=code, nm=name, dt/de/ymd=date,
+           '판례일련번호' is the field 판례일련번호, not the field ``id`` described '결과 내 순번'), 0.9 where
+           the parameter's bracketed explanation ends with the field's description ('제안자(대표발의자 이름)'
+           takes a field described '이름'), 0.9 for equal name tokens after splitting snake/camel/UPPER case with cd=code, nm=name, dt/de/ymd=date,
            yy/yr=year (``sigunCd`` ~ ``SIGUN_CD``), else 0.8 × Jaccard of the name tokens;
     desc = Dice overlap of the Hangul character 2/3-grams of the two descriptions (examples stripped;
            the shared ``public_apis.ngrams`` analyser and measure);
@@ -30,7 +31,10 @@ Binding: pairs by (-score, param, field); each required parameter takes its best
   (0.3).
   An optional parameter, or one with an enum, is bound only on a strong match (equal names or name tokens):
   an optional filter bound on weak evidence narrows the call to nothing, and an enum is a surer source of
-  valid values than a merely similar field. A field may feed several parameters.
+  valid values than a merely similar field. Equal names are not a strong match where the two descriptions say
+  different things (no shared n-gram) and do not both call the value a name: a committee's ``HG_NM``
+  '위원장(정당)' holds '차건미 (더불어민주당)', which no member's ``HG_NM`` '의원 이름' equals, while 사업장명 and
+  명칭 are both names. A field may feed several parameters.
 Plan: one entry per non-generic parameter of v that is required or bound, in v's order. An unbound required
   parameter is CLARIFY with candidates: its default, then its enum, else the examples its description gives
   ('예: 005930', '예: 11 서울, 26 부산' → 11, 26), else a code list ('(B10 서울, C10 부산)') or Y/N. DEFAULT
@@ -90,10 +94,11 @@ _FORMAT_HINTS = (  # searched in the whole description
     ("corp8", re.compile(r"고유번호")),
     ("stock6", re.compile(r"종목코드|단축코드")),
 )
+_NAME_WORD = re.compile(r"(?<![설증])명(?:칭)?(?:\s|$)|이름")
 _WORD_HINTS = (  # searched in the head of the description (before the first bracket or punctuation)
     ("date", re.compile(r"일자|날짜")),
     ("code", re.compile(r"코드")),
-    ("name", re.compile(r"(?<![설증])명(?:칭)?(?:\s|$)|이름")),
+    ("name", _NAME_WORD),
 )
 _TOKEN_HINTS = ("date", "year", "code", "name")  # a tuple: the first in this order wins, whatever the hash seed
 _AGREE = {frozenset({"date", "date8"}), frozenset({"date", "date_iso"})}
@@ -149,7 +154,32 @@ def _concept_score(field: FieldSpec, param: ParamSpec) -> float:
     head = _head(param.description_ko)
     if head and head in (field.name, _head(field.description_ko)):
         return 1.0
+    if _explains(param.description_ko, field.description_ko):
+        return _STRONG_NAME
     return _name_score(field.name, param.name)
+
+
+def _explains(param_description: str, field_description: str) -> bool:
+    """The parameter's bracketed explanation ends with the field's whole description: '제안자(대표발의자 이름)'
+    takes a member's ``HG_NM`` '이름' (searched as a part of '차건미의원 등 10인')."""
+    explanation = re.search(r"\(([^()]*)\)", _EXAMPLE.sub("", param_description))
+    words = explanation.group(1).split() if explanation else []
+    return len(words) >= 2 and words[-1] == field_description.strip()
+
+
+def _strong_name_score(field: FieldSpec, param: ParamSpec) -> float:
+    """The concept score, 0 where the names agree but the descriptions disagree (see the module docstring)."""
+    score = _concept_score(field, param)
+    if score < _STRONG_NAME or not field.description_ko or not param.description_ko:
+        return score
+    if dice(_ngrams(field.description_ko), _ngrams(param.description_ko)) > 0:
+        return score
+    return score if _says_name(field.description_ko) and _says_name(param.description_ko) else 0.0
+
+
+def _says_name(description: str) -> bool:
+    """The description's head calls the value a name (…명, 명칭, 이름)."""
+    return bool(_NAME_WORD.search(_head(description)))
 
 
 def _name_score(a: str, b: str) -> float:
@@ -249,7 +279,7 @@ class RuleProposer:
 
     def propose(self, source: ToolSpec, target: ToolSpec) -> BindingProposal | None:
         params = [p for p in target.params if not p.is_generic]
-        scored = sorted(((pair_score(f, p), p.name, f.name, _concept_score(f, p))
+        scored = sorted(((pair_score(f, p), p.name, f.name, _strong_name_score(f, p))
                          for p in params for f in source.output), key=lambda s: (-s[0], s[1], s[2]))
         by_name = {p.name: p for p in params}
         binding: dict[str, tuple[str, float]] = {}

@@ -203,6 +203,17 @@ def test_feasibility_rises_with_binding_quality_and_coverage(proposer):
         > proposer.propose(tool("a", output=(corp,)), with_nothing).feasibility
 
 
+def test_an_equal_name_describing_another_thing_does_not_bind_an_optional_parameter(proposer, catalog):
+    # a committee's HG_NM is its chair with the party ('차건미 (더불어민주당)'), no member's name: binding it too
+    # narrowed every committee → members call to nothing, and Phase A pruned the edge
+    committees = proposer.propose(catalog.get("list_assembly_committees"), catalog.get("list_committee_members"))
+    assert committees.bound == {"DEPT_CD": "HR_DEPT_CD", "DEPT_NM": "COMMITTEE_NAME"}
+    source = tool("rows", output=(field("NAME", "위원장(정당)"), field("PLACE", "사업장명")))
+    target = tool("filter", (param("NAME", "의원 이름", required=False), param("PLACE", "명칭, 부분일치", required=False)))
+    # 사업장명 and 명칭 share no n-gram, but both say the value is a name
+    assert proposer.propose(source, target).bound == {"PLACE": "PLACE"}
+
+
 def test_a_parameter_described_by_a_field_name_binds_that_field_not_a_same_named_one(proposer, catalog):
     # the law APIs: ``ID`` is described 판례일련번호; the search result's ``id`` is its row number (결과 내 순번)
     source = tool("search", output=(field("id", "결과 내 순번"), field("판례일련번호", "판례일련번호"),
