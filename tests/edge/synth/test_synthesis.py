@@ -17,7 +17,7 @@ from edge.filter.contamination import ContaminationAudit
 from edge.filter.funnel import run_funnel
 from edge.synth.answer import arithmetic, recompute
 from edge.synth.build import GIVE_UP, TABLE_12, quotas
-from edge.synth.execute import classify
+from edge.synth.execute import classify, untied
 from edge.synth.item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
 from edge.synth.validity import check_validity, replay_records
 from mcp_gateway.catalog import load_catalog
@@ -240,6 +240,18 @@ def test_arithmetic_is_the_sum_of_results_or_the_largest_minus_the_smallest_grou
             "then": {"op": "count", "calls": [2, 3]}, "else": {"op": "count", "calls": [3]}}
     assert arithmetic(cond, rows) == "5 + 3"
     assert arithmetic({**cond, "taken": "else"}, rows) is None
+
+
+def test_a_comparison_of_branches_picks_what_names_one_branch():
+    """A tie had abandoned a chain at its last step, after every call was made."""
+    assert untied("max", [8, 3, 5]) == "max" and untied("min", [8, 3, 5]) == "min"
+    assert untied("max", [8, 8, 5]) == "min"  # two largest: the one smallest still names a branch
+    assert untied("min", [8, 5, 5]) == "max"
+    assert untied("max", [5, 5, 5]) == "diff" and untied("min", [4, 9, 4, 9]) == "diff"
+    assert untied("diff", [8, 3]) == "diff"
+    recipe = {"op": "compare", "pick": untied("max", [2, 2, 1]), "measure": "count",
+              "groups": [{"label": "a", "calls": [0]}, {"label": "b", "calls": [1]}, {"label": "c", "calls": [2]}]}
+    assert recompute(recipe, [[{}] * 2, [{}] * 2, [{}]]) == "c"
 
 
 def test_an_item_that_keeps_its_answer_closes_with_the_workspace_call_and_is_scored_on_the_state(graph_path,
