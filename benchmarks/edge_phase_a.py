@@ -68,7 +68,7 @@ async def one(fraction: float, args: argparse.Namespace, folder: Path) -> None:
         "upstream": "sandbox", "seed": args.seed, "settings": settings.model_dump(exclude={"rounds"}),
         "proposer": {"kind": "rule"}, "tools": tools if fraction < 1 else None})
     started = time.perf_counter()
-    skeleton = build_skeleton(catalog, k_intra=settings.k_intra, k_cross=settings.k_cross, s_min=settings.s_min,
+    skeleton = build_skeleton(catalog, k_intra=settings.k_intra, k_cross=settings.k_cross,
                               seed=settings.seed, tools=tools)
     skeleton_s = time.perf_counter() - started
     round_times: list[float] = []

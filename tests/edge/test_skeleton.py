@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from edge.graph.skeleton import (
+    CROSS_FLOOR,
     CandidateEdge,
     CharNgramEmbedder,
     SentenceTransformerEmbedder,
@@ -97,14 +98,19 @@ def test_who_can_be_a_source_or_a_target(fixture_catalog):
     assert not is_target(fixture_catalog.get("generic_only")) and is_source(fixture_catalog.get("generic_only"))
 
 
-def test_the_similarity_floor_keeps_every_neighbour_with_something_in_common(fixture_catalog):
-    loose = build_skeleton(fixture_catalog, min_similarity=-1.0)
+def test_a_same_platform_neighbour_needs_something_in_common_another_platform_s_the_floor(fixture_catalog):
+    loose = build_skeleton(fixture_catalog, min_similarity=-1.0, min_cross_similarity=-1.0)
     default = build_skeleton(fixture_catalog)
     assert "route_lookup" in {e.target for e in out_of(loose, "corp_finder")}
     assert set(default) < set(loose)
     assert all(e.similarity > 0 for e in default)
-    # a weak neighbour stays a candidate: the proposer's feasibility (s_min), not the similarity, admits an edge
-    assert any(e.similarity < 0.3 for e in default)
+    # a weak same-platform neighbour stays a candidate: the proposer's feasibility (s_min) admits an edge
+    assert any(e.similarity < CROSS_FLOOR and not e.cross_platform for e in default)
+    # across platforms a weak match is a coincidence of words: only neighbours above the cross floor
+    assert all(e.similarity > CROSS_FLOOR for e in default if e.cross_platform)
+    assert any(e.cross_platform and 0 < e.similarity <= CROSS_FLOOR for e in loose)
+    same_platform = {e for e in default if not e.cross_platform}
+    assert {e for e in loose if not e.cross_platform and e.similarity > 0} == same_platform
     assert build_skeleton(fixture_catalog, min_similarity=1.01) == []
 
 

@@ -143,7 +143,7 @@ def test_gateway_search_ranks_the_real_catalog_as_before(catalog):
 
 def test_skeleton_fixture_edges_are_as_before():
     fixture = Catalog((spec, "fixture") for spec in FIXTURE_TOOLS)
-    edges = build_skeleton(fixture, min_similarity=-1.0)
+    edges = build_skeleton(fixture, min_similarity=-1.0, min_cross_similarity=-1.0)
     assert [(e.source, e.target, e.similarity, e.cross_platform) for e in edges] == FIXTURE_EDGES
 
 
