@@ -18,8 +18,9 @@ Pair score of an output field f of u and a non-generic parameter p of v (generic
            to the first bracket or punctuation, is the field's name or its description's head: ``ID`` described
            '판례일련번호' is the field 판례일련번호, not the field ``id`` described '결과 내 순번'), 0.9 where
            the parameter's bracketed explanation ends with the field's description ('제안자(대표발의자 이름)'
-           takes a field described '이름'), 0.9 for equal name tokens after splitting snake/camel/UPPER case with cd=code, nm=name, dt/de/ymd=date,
-           yy/yr=year (``sigunCd`` ~ ``SIGUN_CD``), else 0.8 × Jaccard of the name tokens;
+           takes a field described '이름'), 0.9 for equal name tokens after splitting snake/camel/UPPER case
+           with cd=code, nm=name, dt/de/ymd=date, yy/yr=year (``sigunCd`` ~ ``SIGUN_CD``), else 0.8 × Jaccard
+           of the name tokens;
     desc = Dice overlap of the Hangul character 2/3-grams of the two descriptions (examples stripped;
            the shared ``public_apis.ngrams`` analyser and measure);
     hint = 1 when both carry the same hint.

@@ -38,6 +38,7 @@ from public_apis.ngrams import Analyzer, NgramIndex
 __all__ = ["CROSS_FLOOR", "CandidateEdge", "CharNgramEmbedder", "Embedder", "SentenceTransformerEmbedder",
            "build_skeleton", "is_source", "is_target", "source_text", "target_text"]
 
+CROSS_FLOOR = 0.3  # the similarity an other-platform neighbour needs (see build_skeleton)
 _DECIMALS = 6  # similarities are compared after rounding: BLAS kernels may differ in the last bits
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _CHUNK = re.compile(r"[0-9a-z\uac00-\ud7a3\u3131-\u318e]+")  # ASCII letters/digits and Hangul
@@ -82,9 +83,6 @@ def source_text(spec: ToolSpec) -> str:
     return "\n".join(f"{f.name} {f.description_ko}" for f in spec.output)
 
 
-CROSS_FLOOR = 0.3  # the similarity an other-platform neighbour needs (see build_skeleton)
-
-
 def target_text(spec: ToolSpec) -> str:
     return "\n".join(f"{p.name} {p.description_ko}" for p in spec.params if not p.is_generic)
 
@@ -104,7 +102,7 @@ def build_skeleton(catalog: Catalog, *, k_intra: int = 15, k_cross: int = 10, mi
     pair shares no API family, only what its text says, and a weak match is a coincidence of words: on the full
     catalog (T = 100, M = 500) the 19,416 cross-platform candidates under 0.3 succeeded in 0.5 % of 33,640 trials
     (a Seoul business's name looked up in a Gyeonggi table of another trade), the 3,275 same-platform ones under
-    0.3 in 57 %. They were a third of the admitted edges, and Phase A's budget went to pruning them."""
+    0.3 in 57 %. The cross-platform ones were a third of the admitted edges, and Phase A spent its budget on them."""
     specs = [catalog.get(name) for name in sorted(set(catalog.names() if tools is None else tools))]
     sources = [s for s in specs if is_source(s)]
     targets = [s for s in specs if is_target(s)]
