@@ -146,6 +146,7 @@ def _name_tokens(name: str) -> frozenset[str]:
     return frozenset(_SYNONYM.get(t.lower(), t.lower()) for t in _SPLIT.findall(name))
 
 
+@lru_cache(maxsize=65536)  # pure; called for both sides of every (field, parameter) pair
 def _head(description: str) -> str:
     return re.split(r"[(\[,.:;]", _EXAMPLE.sub("", description), maxsplit=1)[0].strip()
 
@@ -163,9 +164,16 @@ def _concept_score(field: FieldSpec, param: ParamSpec) -> float:
 def _explains(param_description: str, field_description: str) -> bool:
     """The parameter's bracketed explanation ends with the field's whole description: '제안자(대표발의자 이름)'
     takes a member's ``HG_NM`` '이름' (searched as a part of '차건미의원 등 10인')."""
-    explanation = re.search(r"\(([^()]*)\)", _EXAMPLE.sub("", param_description))
+    word = _explained_word(param_description)
+    return word is not None and word == field_description.strip()
+
+
+@lru_cache(maxsize=65536)
+def _explained_word(description: str) -> str | None:
+    """The last word of a description's bracketed explanation of two words or more, else None."""
+    explanation = re.search(r"\(([^()]*)\)", _EXAMPLE.sub("", description))
     words = explanation.group(1).split() if explanation else []
-    return len(words) >= 2 and words[-1] == field_description.strip()
+    return words[-1] if len(words) >= 2 else None
 
 
 def _strong_name_score(field: FieldSpec, param: ParamSpec) -> float:
