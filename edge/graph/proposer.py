@@ -176,14 +176,12 @@ def _explained_word(description: str) -> str | None:
     return words[-1] if len(words) >= 2 else None
 
 
-def _strong_name_score(field: FieldSpec, param: ParamSpec) -> float:
-    """The concept score, 0 where the names agree but the descriptions disagree (see the module docstring)."""
-    score = _concept_score(field, param)
-    if score < _STRONG_NAME or not field.description_ko or not param.description_ko:
-        return score
-    if dice(_ngrams(field.description_ko), _ngrams(param.description_ko)) > 0:
-        return score
-    return score if _says_name(field.description_ko) and _says_name(param.description_ko) else 0.0
+def _strong_name_score(field: FieldSpec, param: ParamSpec, concept: float, overlap: float) -> float:
+    """The concept score, 0 where the names agree but the descriptions disagree (no shared n-gram, ``overlap`` 0,
+    and not both names; see the module docstring)."""
+    if concept < _STRONG_NAME or overlap > 0 or not field.description_ko or not param.description_ko:
+        return concept
+    return concept if _says_name(field.description_ko) and _says_name(param.description_ko) else 0.0
 
 
 def _says_name(description: str) -> bool:
@@ -222,18 +220,24 @@ def _carries(field: FieldSpec, param: ParamSpec, field_hint: str | None, param_h
 
 def pair_score(field: FieldSpec, param: ParamSpec) -> float:
     """How well output ``field`` fills ``param``, in [0, 1]; 0 when types or value formats disagree."""
+    return _scores(field, param)[0]
+
+
+def _scores(field: FieldSpec, param: ParamSpec) -> tuple[float, float]:
+    """(``pair_score``, the strong-name score an optional parameter is bound on), each part computed once."""
     field_hint, param_hint = value_hint(field.name, field.description_ko), value_hint(param.name, param.description_ko)
     if not _carries(field, param, field_hint, param_hint):
-        return 0.0
+        return 0.0, 0.0
     if field_hint and param_hint and not _hints_agree(field_hint, param_hint):
-        return 0.0
+        return 0.0, 0.0
     field_example, param_example = _example_kind(field.description_ko), _example_kind(param.description_ko)
     if field_example and param_example and field_example != param_example:
-        return 0.0  # the examples show different values: '제22대' does not fill a parameter that wants '22'
+        return 0.0, 0.0  # the examples show different values: '제22대' does not fill a parameter that wants '22'
     same_hint = bool(field_hint and param_hint)
-    score = (0.55 * _concept_score(field, param)
-             + 0.35 * dice(_ngrams(field.description_ko), _ngrams(param.description_ko)) + 0.10 * same_hint)
-    return round(min(score, 1.0), 4)
+    concept = _concept_score(field, param)
+    overlap = dice(_ngrams(field.description_ko), _ngrams(param.description_ko))
+    score = round(min(0.55 * concept + 0.35 * overlap + 0.10 * same_hint, 1.0), 4)
+    return score, _strong_name_score(field, param, concept, overlap)
 
 
 # --- candidates for what stays unbound ---------------------------------------------------------------------
@@ -288,11 +292,11 @@ class RuleProposer:
 
     def propose(self, source: ToolSpec, target: ToolSpec) -> BindingProposal | None:
         params = [p for p in target.params if not p.is_generic]
-        scored = sorted(((pair_score(f, p), p.name, f.name, _strong_name_score(f, p))
-                         for p in params for f in source.output), key=lambda s: (-s[0], s[1], s[2]))
+        scored = sorted(((*_scores(f, p), p.name, f.name) for p in params for f in source.output),
+                        key=lambda s: (-s[0], s[2], s[3]))
         by_name = {p.name: p for p in params}
         binding: dict[str, tuple[str, float]] = {}
-        for score, param, field, name_score in scored:
+        for score, name_score, param, field in scored:
             if param in binding or score < self.bind_min:
                 continue
             spec = by_name[param]
