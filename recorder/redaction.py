@@ -10,6 +10,7 @@ makes the whole bundle refused — it is never written.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import quote, quote_plus
@@ -30,13 +31,24 @@ class SecretLeakError(ValueError):
 
 
 def secret_forms(secret: str) -> set[str]:
-    return {secret, quote(secret, safe=""), quote_plus(secret)} - {""}
+    return set(_forms(secret))
+
+
+@functools.lru_cache(maxsize=1024)
+def _forms(secret: str) -> frozenset[str]:
+    return frozenset({secret, quote(secret, safe=""), quote_plus(secret)} - {""})
+
+
+@functools.lru_cache(maxsize=256)
+def _longest_first(secrets: frozenset[str]) -> tuple[str, ...]:
+    # cached: the gateway redacts every URL and message it returns with the same few keys
+    return tuple(sorted({f for s in secrets for f in _forms(s)}, key=len, reverse=True))
 
 
 def redact_values(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every form of every secret replaced by the mask (longest forms first: an
     encoded form may contain the raw one)."""
-    for form in sorted({f for s in secrets if s for f in secret_forms(s)}, key=len, reverse=True):
+    for form in _longest_first(frozenset(s for s in secrets if s)):
         text = text.replace(form, MASK)
     return text
 

@@ -159,14 +159,22 @@ def _available_tools(draft: Draft, used: list[str], catalog: Any) -> list[str]:
     tools = list(used)
     platforms = {catalog.get(t).platform for t in used} - {"internal"}
     by_platform, by_domain = _names_by_group(catalog)
+    key_tools = _key_tools(catalog)  # never offered: the harness runs them (system state)
     same_platform = sorted(n for p in platforms for n in by_platform.get(p, ()))
     same_domain = list(by_domain.get(draft.domain, ()))
     for pool in (same_platform, same_domain):
-        # key tools are never offered: the harness runs them (system state)
-        pool = [n for n in pool if n not in tools and n != key_tool_name(catalog.get(n).platform)]
+        if len(tools) >= want:  # nothing more to draw; the rng is not read after this, so the tools are the same
+            break
+        taken = set(tools)
+        pool = [n for n in pool if n not in taken and n not in key_tools]
         rng.shuffle(pool)
-        tools += pool[:max(0, want - len(tools))]
+        tools += pool[:want - len(tools)]
     return tools
+
+
+@functools.lru_cache(maxsize=4)
+def _key_tools(catalog: Any) -> frozenset[str]:
+    return frozenset(key_tool_name(catalog.get(name).platform) for name in catalog.names())
 
 
 def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, scale: float = 1.0,

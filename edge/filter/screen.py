@@ -44,7 +44,16 @@ class Screen:
             return Rejection(item_id=item.task.id, stage="quality", reason=problem)
         grams = char_ngrams(item.task.query)
         if (hit := self.index.best(grams)) is not None:
-            return Rejection(item_id=item.task.id, stage="quality", reason=(
-                f"near-duplicate of {hit[0]} (character-trigram Jaccard {hit[1]:.2f} ≥ {self.threshold})"))
+            return self._duplicate(item.task.id, hit)
         self.index.add(item.task.id, grams)
         return self.audit.rejection(item) if self.audit is not None else None
+
+    def duplicate(self, item_id: str, query: str) -> Rejection | None:
+        """The near-duplicate verdict on a query alone, indexing nothing: synthesis asks it before it records an
+        item's calls. The verdict is the one ``__call__`` would give, should the item pass the checks before it."""
+        hit = self.index.best(char_ngrams(query))
+        return None if hit is None else self._duplicate(item_id, hit)
+
+    def _duplicate(self, item_id: str, hit: tuple[str, float]) -> Rejection:
+        return Rejection(item_id=item_id, stage="quality", reason=(
+            f"near-duplicate of {hit[0]} (character-trigram Jaccard {hit[1]:.2f} ≥ {self.threshold})"))

@@ -15,8 +15,9 @@ the kept items' calls. A class that stops yielding (``GIVE_UP`` attempts in a ro
 was low) is given up, so a graph that cannot make it does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
 
 With a ``screen`` (``edge.filter.screen.Screen``: the filter's rules, run as each item is made), only items that
-pass it fill a quota: the others are still returned, so the funnel shows them, and the filtered dataset holds n
-items in Table 12's mix. ``screened`` counts them by reason.
+pass it fill a quota, so the filtered dataset holds n items in Table 12's mix. ``screened`` counts the refused by
+reason. A question that nearly repeats a kept one is refused before its calls are recorded (at 5,000 items, half of
+what is made); the other refused items are still returned, so the funnel shows them.
 
 Every choice is seeded by (seed, attempt) over sorted lists and a batch's plan depends only on earlier batches,
 so the same run file, world and seed give the same calls, the same recording and byte-identical items, whatever
@@ -37,7 +38,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -47,7 +48,7 @@ from bench.taskset.draft import DraftError, number_text
 from edge.graph.store import GraphStore
 
 from .answer import remap
-from .attempt import AttemptJob, AttemptResult, SynthDraft, new_draft, replay_calls
+from .attempt import AttemptJob, AttemptResult, SynthDraft, attempt_id, new_draft, replay_calls
 from .execute import Executed, Trace
 from .item import Rejection, SynthItem, TaskType
 from .platforms import held_out_platforms
@@ -71,7 +72,14 @@ _NOTE_KEYS = ("조회 결과", "확인한 값", "오늘 찾은 값", "메모해 
 
 _PENDING = "edge-synth@pending"  # what an item is pinned to until the recording is committed
 Writer = Callable[[Trace, Any, np.random.Generator], tuple[str, str]]  # → (query, writer id)
-Screen = Callable[[SynthItem], Rejection | None]
+
+
+class Screen(Protocol):  # edge.filter.screen.Screen
+    def __call__(self, item: SynthItem) -> Rejection | None: ...
+
+    def duplicate(self, item_id: str, query: str) -> Rejection | None: ...
+
+
 Opener = Callable[[], Any]
 
 
@@ -231,6 +239,14 @@ class _Keeper:
                  *(v for _, args in trace.others for v in args.values())]
         if leaked := leaks(query, trace.bound_values, allowed=given):
             return self._drop(job.want, f"the question would leak junction values {leaked}")
+        saving = _saving(executed, query, result.rng) if result.rng.random() < self.save_share else None
+        if saving is not None:
+            query = saving.query
+        if self.screen is not None and (twin := self.screen.duplicate(attempt_id(job.seed, job.attempt), query)):
+            # refused before its calls are recorded: at 5,000 items half of what is made repeats a kept question,
+            # and recording then replaying those calls was most of the run
+            self.screened[f"{twin.stage}: {_kind(twin.reason)}"] += 1
+            return self.tally.tried(job.want, False)
         draft = new_draft(self.gateway.runtime, job.seed, job.attempt, job.want)
         await replay_calls(draft, result.calls, result.page_records)
         if executed.expression is not None:  # the answer is calculated: the trajectory closes with the calculator
@@ -238,8 +254,8 @@ class _Keeper:
             if number_text(value) != executed.answer[0]:
                 return self._drop(job.want, f"evaluate_expression({executed.expression!r}) gives {value}, "
                                             f"not the answer {executed.answer[0]}")
-        if result.rng.random() < self.save_share:
-            query = await _save_answer(draft, executed, query, result.rng)
+        if saving is not None:
+            await draft.call(saving.tool, saving.args, step=max(c.step for c in draft.calls) + 1)
         draft.domain = self.catalog.get(trace.start).domain
         draft.ask(query)
         if executed.number:
@@ -262,18 +278,24 @@ class _Keeper:
             self.uses[edge_key(hop.junction)] += 1
 
 
-async def _save_answer(draft: SynthDraft, executed: Executed, query: str, rng: np.random.Generator) -> str:
-    """Close the golden trajectory by keeping the answer in the workspace; the question, asking for it too."""
-    step = max(c.step for c in draft.calls) + 1
+@dataclass(frozen=True)
+class _Saving:
+    tool: str
+    args: dict[str, Any]
+    query: str
+
+
+def _saving(executed: Executed, query: str, rng: np.random.Generator) -> _Saving:
+    """The call that closes the golden trajectory by keeping the answer in the workspace; the question, asking
+    for it too."""
     answer = executed.answer[0]
     if executed.number:
         key = _NOTE_KEYS[int(rng.integers(len(_NOTE_KEYS)))]
-        await draft.call("write_note", {"key": key, "text": answer}, step=step)
         quoted = f"'{key}'"
-        return f"{query} 그 값은 {iraneun(quoted)} 키로 메모해 두세요."
+        return _Saving("write_note", {"key": key, "text": answer}, f"{query} 그 값은 {iraneun(quoted)} 키로 메모해 두세요.")
     name = _WATCHLISTS[int(rng.integers(len(_WATCHLISTS)))]
-    await draft.call("add_to_watchlist", {"list_name": name, "item": answer}, step=step)
-    return f"{query} 그리고 답을 '{name}' 관심목록에 메모 없이 추가해 주세요."
+    return _Saving("add_to_watchlist", {"list_name": name, "item": answer},
+                   f"{query} 그리고 답을 '{name}' 관심목록에 메모 없이 추가해 주세요.")
 
 
 def _kind(reason: str) -> str:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -273,7 +273,7 @@ class PlatformClient(ABC):
         if isinstance(reading, CachedReading):
             records = reading.filtered(params, endpoint.local_filters)
         else:
-            records = [r for r in reading.records if matches(r, params, endpoint.local_filters)]
+            records = filter_records(reading.records, params, endpoint.local_filters)
         if endpoint.upstream_paged and len(records) <= page_size:
             return replace(reading, records=records, total=len(records) if reading.total is None else reading.total)
         return replace(reading, records=records[(page_no - 1) * page_size: page_no * page_size], total=len(records))
@@ -345,14 +345,26 @@ class PlatformClient(ABC):
 
 def matches(record: dict[str, Any], params: dict[str, Any], filters: Mapping[str, str]) -> bool:
     """Whether a record passes the endpoint's local filters ("exact", or "like": case-insensitive substring)."""
-    for name, how in filters.items():
-        wanted = params.get(name)
-        if wanted is None or wanted == "":
-            continue
-        have = "" if record.get(name) is None else str(record[name])
-        if not (str(wanted).casefold() in have.casefold() if how == "like" else have == str(wanted)):
-            return False
-    return True
+    return bool(filter_records([record], params, filters))
+
+
+def filter_records(records: Sequence[dict[str, Any]], params: Mapping[str, Any],
+                   filters: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The records passing the endpoint's local filters, in their order (as ``matches`` decides for each one)."""
+    # each wanted value is normalised once, not once per record: an unpaged upstream returns thousands
+    active = [(name, how == "like", str(wanted).casefold() if how == "like" else str(wanted))
+              for name, how in filters.items() if (wanted := params.get(name)) is not None and wanted != ""]
+    if not active:
+        return list(records)
+    kept = []
+    for record in records:
+        for name, like, wanted in active:
+            have = "" if record.get(name) is None else str(record[name])
+            if not (wanted in have.casefold() if like else have == wanted):
+                break
+        else:
+            kept.append(record)
+    return kept
 
 
 def scrub(value: Any, redact: Callable[[str], str]) -> Any:

@@ -52,6 +52,8 @@ SAMPLE_ROWS = 5  # keyless / sample-key calls see at most this many rows
 
 def value_str(value: Any) -> Any:
     """Portal style: every value is a string; missing values stay null."""
+    if value.__class__ is str:  # most cells: checked first, they are millions per synthesis run
+        return value
     if value is None:
         return None
     if isinstance(value, float):

@@ -11,6 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from edge.filter.quality import QualityJudge, check_quality, rule_problem
+from edge.filter.screen import Screen
+from mcp_gateway.catalog import load_catalog
 from models.settings import JudgeProfile
 from tests.edge.filter.items import bench, task_like, wrap
 
@@ -52,6 +54,18 @@ def test_planted_near_duplicate_names_the_kept_item():
     result = check_quality([wrap(copy), wrap(original)], judge=None)
     assert [i.task.id for i in result.kept] == ["trf-001"]
     assert result.rejections[0].item_id == "zz-copy" and "near-duplicate of trf-001" in result.rejections[0].reason
+
+
+def test_the_screens_verdict_on_a_question_alone_is_the_one_it_gives_the_item_and_indexes_nothing():
+    """Synthesis asks ``duplicate`` before it records an item's calls: the verdict must be the full screen's."""
+    screen = Screen(catalog=load_catalog())
+    original = bench()["trf-001"]
+    copy = task_like("trf-001", id="zz-copy", query=original.query.replace("휘발유가", "휘발유 값이"))
+    assert screen.duplicate("zz-copy", copy.query) is None  # nothing has passed yet
+    assert screen(wrap(original)) is None
+    early = screen.duplicate("zz-copy", copy.query)
+    assert early is not None and early.stage == "quality" and "near-duplicate of trf-001" in early.reason
+    assert screen(wrap(copy)) == early  # the early questions indexed nothing, and the item gets the same verdict
 
 
 # ------------------------------------------------------------------------------------------ the judge

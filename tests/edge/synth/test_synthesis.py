@@ -166,7 +166,10 @@ def test_screened_synthesis_fills_the_quotas_with_items_the_filter_keeps(synthes
     screen refused, and what it keeps fills each class's quota (short only where a class was given up)."""
     items, abandoned, _, done = synthesized
     result = asyncio.run(run_funnel(items, catalog=load_catalog(), audit=ContaminationAudit(BENCH_TASKS)))
-    assert len(result.rejections) == sum(done.screened.values())
+    # a near-duplicate question is refused before its calls are recorded: the funnel never sees one
+    early = done.screened["quality: near-duplicate"]
+    assert len(result.rejections) == sum(done.screened.values()) - early
+    assert not [r for r in result.rejections if "near-duplicate" in r.reason]
     kept = Counter(i.task_type for i in result.kept)
     quota = quotas(N_ITEMS)
     given_up = {t for t in TaskType if f"{t.value}: gave up after {GIVE_UP}" in " ".join(abandoned)}

@@ -10,6 +10,7 @@ import pytest
 
 from mcp_gateway.catalog import load_catalog
 from mcp_gateway.clients import ClientSet, PlatformURLs
+from mcp_gateway.clients.base import filter_records, matches
 from mcp_gateway.clients.envelope import success
 from mcp_gateway.clients.replay_cache import SHARED, CachedReading, ReadingCache, estimate_bytes
 from mcp_gateway.gateway import REPLAY_KEY, SANDBOX_LIMITS, open_gateway
@@ -211,3 +212,15 @@ def test_estimate_is_near_the_measured_footprint():
 
 def test_the_process_wide_cache_is_the_default():
     assert ClientSet(PlatformURLs.sandbox("http://sandbox")).ctx.readings is SHARED
+
+
+def test_local_filters_on_an_uncached_reading_keep_the_records_that_match_in_order():
+    records = [{"name": "Seoul Station", "code": "01"}, {"name": "seoul tower", "code": 2},
+               {"name": None, "code": "01"}, {"name": "Busan", "code": "01"}]
+    filters = {"name": "like", "code": "exact"}
+    assert filter_records(records, {"name": "SEOUL"}, filters) == records[:2]  # like: case-insensitive substring
+    assert filter_records(records, {"name": "seoul", "code": "01"}, filters) == [records[0]]  # every filter holds
+    assert filter_records(records, {"code": 2}, filters) == [records[1]]  # exact compares the texts
+    assert filter_records(records, {"name": "", "code": None}, filters) == records  # no value: no filter
+    assert filter_records(records, {"other": "x"}, filters) == records
+    assert [matches(r, {"name": "seoul"}, filters) for r in records] == [True, True, False, False]
