@@ -30,6 +30,7 @@ def ungrounded(item: SynthItem, records: Sequence[Sequence[dict[str, Any]]], cat
     """'tool.param=value' for each identifier input neither the question nor an earlier step's records give."""
     query, actions = item.task.query, item.task.golden_actions
     found: list[str] = []
+    returned: dict[int, set[str]] = {}  # each call's values, read once however many later calls look back
     for action in actions:
         spec = catalog.get(action.tool)
         earlier: set[str] | None = None
@@ -39,8 +40,12 @@ def ungrounded(item: SynthItem, records: Sequence[Sequence[dict[str, Any]]], cat
             if p is None or p.is_generic or not text or text.startswith("{") or text in query or not opaque(p, text):
                 continue
             if earlier is None:
-                earlier = set().union(*(_values(records[j]) for j, b in enumerate(actions)
-                                        if b.step < action.step and j < len(records)))
+                earlier = set()
+                for j, before in enumerate(actions[:len(records)]):
+                    if before.step < action.step:
+                        if j not in returned:
+                            returned[j] = _values(records[j])
+                        earlier |= returned[j]
             if text not in earlier:
                 found.append(f"{action.tool}.{name}={text}")
     return found
