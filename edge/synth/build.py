@@ -9,19 +9,21 @@
 The n items are split over Table 12's classes by largest remainder (``quotas``). Attempts run in batches: a
 batch's wanted classes are planned from the deficits and each class's yield so far (``plan_batch``), the
 batch runs on a non-recording runtime (``explore``: in this process, or in ``workers`` processes), and the
-results are taken in attempt order. What actually ran decides an item's class; an item is kept while its class
-has room, then its golden calls are made again through the recording ``gateway``, so the bundle holds exactly
-the kept items' calls. A class that stops yielding (``GIVE_UP`` attempts in a row, more for a class whose yield
-was low) is given up, so a graph that cannot make it does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
+results are taken in attempt order. Batch k is planned from the batches before k-1 (which is still running or
+being taken): worker processes run one batch while this process records the one before. What actually ran
+decides an item's class; an item is kept while its class has room, then its golden calls are made again through
+the recording ``gateway``, so the bundle holds exactly the kept items' calls. A class that stops yielding
+(``GIVE_UP`` attempts in a row, more for a class whose yield was low) is given up, so a graph that cannot make it
+does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
 
 With a ``screen`` (``edge.filter.screen.Screen``: the filter's rules, run as each item is made), only items that
 pass it fill a quota, so the filtered dataset holds n items in Table 12's mix. ``screened`` counts the refused by
 reason. A question that nearly repeats a kept one is refused before its calls are recorded (at 5,000 items, half of
 what is made); the other refused items are still returned, so the funnel shows them.
 
-Every choice is seeded by (seed, attempt) over sorted lists and a batch's plan depends only on earlier batches,
-so the same run file, world and seed give the same calls, the same recording and byte-identical items, whatever
-the number of workers.
+Every choice is seeded by (seed, attempt) over sorted lists and a batch's plan depends only on the batches taken
+before it, so the same run file, world and seed give the same calls, the same recording and byte-identical items,
+whatever the number of workers.
 
 A share of the items (``save_share``, seeded) also asks to keep the answer, as KOPA-Bench's tasks ask to add a name
 to a watchlist or write a value into a note: the golden trajectory closes with ``add_to_watchlist`` (a name) or
@@ -34,6 +36,7 @@ calls one (``kopa edge synth --exclude-platform``; an item that did anyway would
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -188,14 +191,24 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
                      save_share)
     limit = max_attempts if max_attempts is not None else 40 * n
     attempt = 0
+    in_flight: Batch | None = None
     try:
-        while attempt < limit and (wants := plan_batch(keeper.tally)):
+        while True:
+            # batch k is planned before batch k-1 is taken, so the workers run it while this process records
+            wants = plan_batch(keeper.tally)[:limit - attempt] if attempt < limit else []
             uses = dict(keeper.uses)
-            jobs = [AttemptJob(seed, attempt + i, want, uses) for i, want in enumerate(wants[:limit - attempt])]
-            for result in await runner.run(jobs):
-                await keeper.take(result)
-            attempt += len(jobs)
+            planned = Batch(runner, [AttemptJob(seed, attempt + i, want, uses)
+                                     for i, want in enumerate(wants)]) if wants else None
+            attempt += len(wants)
+            if in_flight is None and planned is None:
+                break
+            if in_flight is not None:
+                for result in await in_flight.results():
+                    await keeper.take(result)
+            in_flight = planned
     finally:
+        if in_flight is not None:
+            in_flight.cancel()
         runner.close()
         if explorer is not None:
             await explorer.aclose()
@@ -207,6 +220,22 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
     pinned = f"{ref.name}@{ref.version}" if ref is not None else ""
     items = [i.model_copy(update={"task": i.task.model_copy(update={"bundle": pinned})}) for i in keeper.kept]
     return SynthesisRun(sorted(items, key=lambda i: i.task.id), keeper.abandoned, keeper.screened, attempt, held_out)
+
+
+class Batch:
+    """Attempts submitted to a runner. A concurrent runner (worker processes) starts them at once, so this process
+    can take the batch before meanwhile; the in-process runner shares this thread and runs them when awaited."""
+
+    def __init__(self, runner: AttemptRunner, jobs: list[AttemptJob]):
+        self.runner, self.jobs = runner, jobs
+        self.task = asyncio.ensure_future(runner.run(jobs)) if runner.concurrent else None
+
+    async def results(self) -> list[AttemptResult]:
+        return await self.task if self.task is not None else await self.runner.run(self.jobs)
+
+    def cancel(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
 
 
 class _Keeper:

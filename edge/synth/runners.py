@@ -32,6 +32,8 @@ Opener = Callable[[], Any]
 
 
 class AttemptRunner(Protocol):
+    concurrent: bool  # runs a batch beside this process's own work (worker processes), or on its thread
+
     async def run(self, jobs: Sequence[AttemptJob]) -> list[AttemptResult]: ...
 
     def close(self) -> None: ...
@@ -44,6 +46,8 @@ async def _run_all(runtime: Any, graph: LiveGraph, jobs: Sequence[AttemptJob]) -
 
 
 class InProcessAttempts:
+    concurrent = False
+
     def __init__(self, runtime: Any, graph: LiveGraph):
         self.runtime, self.graph = runtime, graph
 
@@ -97,6 +101,8 @@ def _chunks(jobs: Sequence[AttemptJob], n: int) -> list[Sequence[AttemptJob]]:
 
 class ProcessAttempts:
     """Attempts split over ``workers`` spawned local processes."""
+
+    concurrent = True
 
     def __init__(self, opener: Opener, graph: LiveGraph, *, workers: int, chunks_per_worker: int = 2):
         if workers < 1:
