@@ -65,6 +65,8 @@ class InProcessUpstream(Protocol):
 
     def app(self) -> Any: ...  # the ASGI app; built on first use (a strict replay never asks)
 
+    def transport(self) -> httpx.AsyncBaseTransport: ...  # the app as the clients' transport
+
     def describe(self) -> str: ...
 
     def close(self) -> None: ...
@@ -180,7 +182,7 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
         inner: httpx.AsyncBaseTransport | None = None
         if mode_ is not Mode.REPLAY:  # replay alone needs no world
             assert sandbox is not None
-            inner = httpx.ASGITransport(sandbox.app())
+            inner = sandbox.transport()
         limits, source = SANDBOX_LIMITS, sandbox.source if sandbox is not None else "sandbox"
     else:
         secrets = SecretStore.from_file(key_file) if key_file else SecretStore.from_env()

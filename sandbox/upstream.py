@@ -2,6 +2,7 @@
 
     sandbox = InProcessSandbox(home, scale=0.05)          # nothing is built or opened yet
     app = sandbox.app()                                   # builds or opens the world, on first use
+    transport = sandbox.transport()                       # the app over ASGI (memo_bytes > 0: repeats memoized)
     ...
     sandbox.close()
 
@@ -15,10 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 from starlette.types import ASGIApp
 
 from .app import create_sandbox_app
 from .keys import KeyStore, default_keys
+from .memo import MemoTransport
 from .versions import DEFAULT_SEED
 from .world.builder import ensure_world
 from .world.runtime import World
@@ -33,6 +36,7 @@ class InProcessSandbox:
     version: str = "v1"
     scale: float = 1.0
     keys: Mapping[str, str] = field(default_factory=default_keys)
+    memo_bytes: int = 0  # > 0: ``transport`` keeps answers to repeated requests, up to this many body bytes
     world: World | None = field(default=None, init=False)
 
     @property
@@ -44,6 +48,12 @@ class InProcessSandbox:
         if self.world is None:
             self.world = World.open(ensure_world(self.home, seed=self.seed, version=self.version, scale=self.scale))
         return create_sandbox_app(self.world, KeyStore.from_mapping(self.keys))
+
+    def transport(self) -> httpx.AsyncBaseTransport:
+        """The app over ASGI; with ``memo_bytes``, answers repeated requests from a bounded memo (``sandbox.memo``:
+        the app, faultless, answers a request the same way every time)."""
+        asgi = httpx.ASGITransport(self.app())
+        return MemoTransport(asgi, max_bytes=self.memo_bytes) if self.memo_bytes > 0 else asgi
 
     def describe(self) -> str:
         """One line naming the exact world (for run records), or what would be opened."""

@@ -177,20 +177,26 @@ def _key_tools(catalog: Any) -> frozenset[str]:
     return frozenset(key_tool_name(catalog.get(name).platform) for name in catalog.names())
 
 
+# body bytes of the sandbox's answers kept for repeated requests, per gateway: EDGE's synthesis makes the same call
+# for many items (every recording gateway and every worker's exploring one); `sandbox.memo`
+SANDBOX_MEMO_BYTES = 256 << 20
+
+
 def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, scale: float = 1.0,
                            stamp: str | None = None) -> Gateway:
     """A bench-profile gateway recording the in-process sandbox into a new version of ``bundle`` (``stamp``: a
     fixed recording time, so the same calls give the same version)."""
     home = home or DEFAULT_HOME
-    return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="bench", mode="record",
-                        home=home, cassettes=cassettes, bundle=bundle, inherit=False, record_stamp=stamp)
+    return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale, memo_bytes=SANDBOX_MEMO_BYTES),
+                        profile="bench", mode="record", home=home, cassettes=cassettes, bundle=bundle, inherit=False,
+                        record_stamp=stamp)
 
 
 def open_sandbox_gateway(home: Path | None, *, scale: float = 1.0) -> Gateway:
     """A bench-profile gateway over the in-process sandbox that records nothing (where EDGE's synthesis explores)."""
     home = home or DEFAULT_HOME
-    return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="bench", mode="live",
-                        home=home)
+    return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale, memo_bytes=SANDBOX_MEMO_BYTES),
+                        profile="bench", mode="live", home=home)
 
 
 async def build_task_set(*, out: Path = DEFAULT_TASKS, cassettes: Path = DEFAULT_CASSETTES,
