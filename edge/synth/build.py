@@ -191,13 +191,13 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
                      save_share)
     limit = max_attempts if max_attempts is not None else 40 * n
     attempt = 0
-    in_flight: Batch | None = None
+    in_flight: _Batch | None = None
     try:
         while True:
             # batch k is planned before batch k-1 is taken, so the workers run it while this process records
             wants = plan_batch(keeper.tally)[:limit - attempt] if attempt < limit else []
             uses = dict(keeper.uses)
-            planned = Batch(runner, [AttemptJob(seed, attempt + i, want, uses)
+            planned = _Batch(runner, [AttemptJob(seed, attempt + i, want, uses)
                                      for i, want in enumerate(wants)]) if wants else None
             attempt += len(wants)
             if in_flight is None and planned is None:
@@ -222,7 +222,7 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
     return SynthesisRun(sorted(items, key=lambda i: i.task.id), keeper.abandoned, keeper.screened, attempt, held_out)
 
 
-class Batch:
+class _Batch:
     """Attempts submitted to a runner. A concurrent runner (worker processes) starts them at once, so this process
     can take the batch before meanwhile; the in-process runner shares this thread and runs them when awaited."""
 

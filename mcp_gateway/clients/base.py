@@ -343,14 +343,10 @@ class PlatformClient(ABC):
                             self.ctx.redact(url, key))
 
 
-def matches(record: dict[str, Any], params: dict[str, Any], filters: Mapping[str, str]) -> bool:
-    """Whether a record passes the endpoint's local filters ("exact", or "like": case-insensitive substring)."""
-    return bool(filter_records([record], params, filters))
-
-
 def filter_records(records: Sequence[dict[str, Any]], params: Mapping[str, Any],
                    filters: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The records passing the endpoint's local filters, in their order (as ``matches`` decides for each one)."""
+    """The records passing the endpoint's local filters ("exact", or "like": case-insensitive substring), in their
+    order; a filter whose parameter has no value is not applied."""
     # each wanted value is normalised once, not once per record: an unpaged upstream returns thousands
     active = [(name, how == "like", str(wanted).casefold() if how == "like" else str(wanted))
               for name, how in filters.items() if (wanted := params.get(name)) is not None and wanted != ""]

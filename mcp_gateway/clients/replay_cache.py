@@ -55,7 +55,7 @@ class CachedReading(Reading):
         self._grown: Callable[[int], None] | None = None  # tells the cache what an index added
 
     def filtered(self, params: Mapping[str, Any], filters: Mapping[str, str]) -> list[Record]:
-        """The records passing ``filters`` (as ``base.matches`` decides), in their order."""
+        """The records passing ``filters`` (as ``base.filter_records`` decides), in their order."""
         rows: list[int] | None = None
         for name, how in filters.items():
             wanted = params.get(name)
