@@ -47,19 +47,21 @@ def _graphs_dir(settings: KopaSettings) -> Path:
 
 def _open_gateway(settings: KopaSettings, upstream: str) -> Gateway:
     """The chat-profile gateway the trials run through: the in-process sandbox, or a bundle replayed (and
-    whatever it lacks recorded from the sandbox into a new version)."""
+    whatever it lacks recorded from the sandbox into a new version). The sandbox's answers are memoized: about
+    half of Phase A's trial requests repeat one made before (the world is read-only, so an answer is the request's)."""
     from mcp_gateway.gateway import open_gateway
+    from sandbox.memo import REPEAT_CALLERS_MEMO_BYTES
 
     from .sandbox_service import in_process_sandbox
 
+    sandbox = in_process_sandbox(settings, memo_bytes=REPEAT_CALLERS_MEMO_BYTES)
     if upstream == "sandbox":
-        return open_gateway(upstream="sandbox", sandbox=in_process_sandbox(settings), profile="chat",
-                            home=settings.home_dir)
+        return open_gateway(upstream="sandbox", sandbox=sandbox, profile="chat", home=settings.home_dir)
     from recorder import CassetteStore
 
     bundle = upstream.removeprefix("bundle:")
     CassetteStore(settings.cassettes_dir).resolve(bundle)  # an unknown bundle is an error, not a new recording
-    return open_gateway(upstream="sandbox", sandbox=in_process_sandbox(settings), profile="chat", home=settings.home_dir,
+    return open_gateway(upstream="sandbox", sandbox=sandbox, profile="chat", home=settings.home_dir,
                         mode="replay-or-record", cassettes=settings.cassettes_dir, bundle=bundle)
 
 

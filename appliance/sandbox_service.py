@@ -18,10 +18,11 @@ from .config import KopaSettings
 from .metadb import SandboxSession, WorldBuild, close_session, open_metadb, record
 
 
-def in_process_sandbox(settings: KopaSettings) -> InProcessSandbox:
-    """The configured world as an in-process upstream (for the gateway, ``kopa record``, bench runs)."""
+def in_process_sandbox(settings: KopaSettings, *, memo_bytes: int = 0) -> InProcessSandbox:
+    """The configured world as an in-process upstream (for the gateway, ``kopa record``, bench runs); ``memo_bytes``
+    for a caller that repeats requests (``sandbox.memo``)."""
     return InProcessSandbox(settings.home_dir, seed=settings.sandbox.seed, version=settings.sandbox.world,
-                            scale=settings.sandbox.scale)
+                            scale=settings.sandbox.scale, memo_bytes=memo_bytes)
 
 
 class SandboxService:

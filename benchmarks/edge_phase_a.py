@@ -39,11 +39,14 @@ from edge.graph.stats import graph_counts, heldout_success, sample_edges  # noqa
 from edge.graph.store import GraphStore  # noqa: E402
 from mcp_gateway.gateway import open_gateway  # noqa: E402
 from sandbox import InProcessSandbox  # noqa: E402
+from sandbox.memo import REPEAT_CALLERS_MEMO_BYTES  # noqa: E402
 
 
 def open_sandbox_gateway(home: Path, scale: float):
-    """The chat-profile gateway over the in-process sandbox (module-level: worker processes call it too)."""
-    return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale), profile="chat", home=home)
+    """The chat-profile gateway over the in-process sandbox, its answers memoized as `kopa edge graph build`'s are
+    (module-level: worker processes call it too)."""
+    sandbox = InProcessSandbox(home, scale=scale, memo_bytes=REPEAT_CALLERS_MEMO_BYTES)
+    return open_gateway(upstream="sandbox", sandbox=sandbox, profile="chat", home=home)
 
 
 def executor_for(args: argparse.Namespace, gateway, catalog):

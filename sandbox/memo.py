@@ -16,7 +16,11 @@ from collections import OrderedDict
 
 import httpx
 
-__all__ = ["MemoTransport"]
+__all__ = ["REPEAT_CALLERS_MEMO_BYTES", "MemoTransport"]
+
+# the memo of a caller that repeats requests by design (EDGE's graph trials and synthesis, per gateway): Phase A's
+# trials repeat about half their requests, a synthesis recording half its golden calls
+REPEAT_CALLERS_MEMO_BYTES = 256 << 20
 
 _Answer = tuple[int, list[tuple[str, str]], bytes]
 

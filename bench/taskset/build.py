@@ -32,6 +32,7 @@ from bench.task import Task, parse_task
 from mcp_gateway.catalog import key_tool_name
 from mcp_gateway.gateway import DEFAULT_HOME, Gateway, open_gateway
 from sandbox import InProcessSandbox
+from sandbox.memo import REPEAT_CALLERS_MEMO_BYTES
 
 from .draft import HEADROOM, Draft, DraftError, key_name
 from .registry import TEMPLATES, Template
@@ -179,7 +180,7 @@ def _key_tools(catalog: Any) -> frozenset[str]:
 
 # body bytes of the sandbox's answers kept for repeated requests, per gateway: EDGE's synthesis makes the same call
 # for many items (every recording gateway and every worker's exploring one); `sandbox.memo`
-SANDBOX_MEMO_BYTES = 256 << 20
+SANDBOX_MEMO_BYTES = REPEAT_CALLERS_MEMO_BYTES
 
 
 def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, scale: float = 1.0,

@@ -91,19 +91,37 @@ DART = ["find_dart_corp_code", "get_dart_company_overview", "get_dart_convertibl
         "get_dart_single_company_key_accounts", "search_dart_disclosures"]
 
 
-def test_worker_processes_build_the_same_run_as_one_process(tmp_path):
-    """`--workers 2` runs the paths in two processes with their own runtimes: the run is the same, call for call."""
-    runs = {}
-    for workers in (1, 2):
-        path = tmp_path / f"workers-{workers}.duckdb"
+def test_worker_processes_build_the_same_run_as_one_process(tmp_path, monkeypatch):
+    """`--workers 2` runs the paths in two processes with their own runtimes: the run is the same, call for call.
+    So is a run whose sandbox answers are not memoized (the memo only saves asking the world again)."""
+    import sandbox.memo
+
+    memos: list[sandbox.memo.MemoTransport] = []
+    made = sandbox.memo.MemoTransport.__init__
+
+    def spied(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        memos.append(self)
+
+    monkeypatch.setattr(sandbox.memo.MemoTransport, "__init__", spied)
+
+    def build(name: str, workers: int) -> tuple:
+        path = tmp_path / f"{name}.duckdb"
         done = CliRunner().invoke(app, ["edge", "graph", "build", "--rounds", "2", "--trials", "16", "--run", str(path),
                                         "--workers", str(workers), *[f"--tool={t}" for t in DART]], env=ENV)
         assert done.exit_code == 0, done.output
         store = GraphStore.open(path)
-        runs[workers] = (store.trials(), store.posteriors(live_only=False))
-        store.close()
+        try:
+            return store.trials(), store.posteriors(live_only=False)
+        finally:
+            store.close()
+
+    runs = {workers: build(f"workers-{workers}", workers) for workers in (1, 2)}
     assert len(runs[1][0]) > 16 and any(t.hop for t in runs[1][0])
     assert runs[2] == runs[1]
+    assert memos and sum(m.hits for m in memos) > 0  # this process's gateway answered repeats from its memo
+    monkeypatch.setattr(sandbox.memo, "REPEAT_CALLERS_MEMO_BYTES", 0)
+    assert build("unmemoized", 1) == runs[1]
     both = CliRunner().invoke(app, ["edge", "graph", "build", "--workers", "2", "--ray", "local",
                                     "--run", str(tmp_path / "z.duckdb")], env=ENV)
     assert both.exit_code != 0 and "--workers or --ray" in both.output
