@@ -15,7 +15,7 @@ or replayed from one (then no upstream is contacted at all, and none is needed).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,9 +26,11 @@ from public_apis import PLATFORM_IDS
 from recorder import (
     Bundle,
     BundleRef,
+    Capture,
     CassetteStore,
     CatalogDiff,
     CatalogMismatchError,
+    Interaction,
     Mode,
     RecorderTransport,
     Recording,
@@ -103,6 +105,18 @@ class Gateway:
         self.recording = self.recording.store.recording(self.recording.name, keys=self.recording.keys)
         return self.committed
 
+    def add_recorded(self, exchanges: Iterable[Interaction]) -> None:
+        """Add exchanges that an equivalent gateway recorded elsewhere (``open_gateway(record_into=…)``, in a worker
+        process) to this gateway's recording, as if its own calls had made them.
+
+        Raises:
+            GatewayConfigError: this gateway records nothing.
+        """
+        if self.recording is None:
+            raise GatewayConfigError(f"this gateway records nothing (recorder mode {self.mode})")
+        for exchange in exchanges:
+            self.recording.add(exchange)
+
     async def __aenter__(self) -> Gateway:
         return self
 
@@ -135,7 +149,7 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
                  cassettes: Path | None = None, bundle: str | None = None, inherit: bool = True,
                  stats_file: Path | None = None, record_stamp: str | None = None,
                  input_limits: InputLimits = DEFAULT_LIMITS, resume_recording: bool = False,
-                 strict_catalog: bool = False) -> Gateway:
+                 strict_catalog: bool = False, record_into: Capture | None = None) -> Gateway:
     """Build the runtime for ``upstream`` (sandbox | live | replay) in recorder ``mode``.
 
     ``sandbox``: the in-process upstream that ``upstream="sandbox"`` talks to (required there unless
@@ -149,6 +163,8 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
     (and zero timings) for what is recorded, so a deterministic upstream records the same bundle version twice.
     ``input_limits``: the input limits the runtime enforces on every call (``mcp_gateway.limits``).
     ``resume_recording``: continue the bundle's interrupted recording, if a crash left one (record modes).
+    ``record_into``: record mode into this in-memory capture instead of a bundle (no ``bundle`` or cassettes; what
+    it keeps is for another process's recording gateway to add: ``Gateway.add_recorded``).
 
     A recording pins ``catalog`` in the version it seals; a replay compares the bundle's pinned catalog with
     ``catalog``: the gateway's ``catalog_notice`` then says what differs (or that the bundle pins none), for the
@@ -167,7 +183,9 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
         if mode != "replay":
             raise GatewayConfigError("--upstream replay means recorder mode replay; it cannot record")
     mode_ = Mode(mode)
-    if mode_ is not Mode.LIVE and not bundle:
+    if record_into is not None and mode_ is not Mode.RECORD:
+        raise GatewayConfigError(f"record_into records; it needs recorder mode record, not {mode}")
+    if mode_ is not Mode.LIVE and not bundle and record_into is None:
         raise GatewayConfigError(f"recorder mode {mode} needs a cassette bundle name (--bundle NAME)")
     home = home or DEFAULT_HOME
     store = CassetteStore(cassettes or home / "cassettes")
@@ -188,7 +206,10 @@ def open_gateway(*, upstream: str = "sandbox", sandbox: InProcessUpstream | None
         secrets = SecretStore.from_file(key_file) if key_file else SecretStore.from_env()
         urls, inner, limits, source = PlatformURLs.live(), None, None, "live"
     transport, recording, replaying = inner, None, None
-    if mode_ is not Mode.LIVE:
+    if record_into is not None:
+        transport = RecorderTransport(mode_, routes=Routes.from_bases(urls.bases), inner=inner, recording=record_into,
+                                      source=source)
+    elif mode_ is not Mode.LIVE:
         assert bundle is not None
         name = bundle.split("@")[0]
         if mode_ is Mode.REPLAY or (mode_ is Mode.REPLAY_OR_RECORD and store.head(name)):

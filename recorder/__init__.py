@@ -7,6 +7,7 @@ bundles (``query``) and vcrpy interchange (``vcr``); drift reports between recor
 """
 
 from .cassette import Bundle, BundleRef, CassetteStore, CorruptBundleError, Interaction, Origin, Recording
+from .capture import Capture
 from .catalog_pin import CatalogDiff, CatalogMismatchError, CatalogPin, ToolChange, diff_catalogs
 from .fingerprint import MASK, RequestKey, request_key
 from .redaction import KeyScanner, SecretLeakError
@@ -14,7 +15,7 @@ from .routes import Route, Routes, UnknownRouteError
 from .transport import Mode, RecorderTransport, ReplayMiss, ReplayStats
 
 __all__ = [
-    "MASK", "Bundle", "BundleRef", "CassetteStore", "CatalogDiff", "CatalogMismatchError", "CatalogPin",
+    "MASK", "Bundle", "BundleRef", "Capture", "CassetteStore", "CatalogDiff", "CatalogMismatchError", "CatalogPin",
     "CorruptBundleError", "Interaction", "KeyScanner", "Mode",
     "Origin", "RecorderTransport", "Recording", "ReplayMiss", "ReplayStats", "RequestKey", "Route", "Routes",
     "SecretLeakError", "ToolChange", "UnknownRouteError", "diff_catalogs", "request_key",

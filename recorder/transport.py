@@ -27,6 +27,7 @@ import httpx
 
 from .cassette.bundle import Bundle
 from .cassette.interaction import Interaction, Origin
+from .capture import Capture
 from .cassette.store import Recording
 from .fingerprint import RequestKey, request_key
 from .redaction import mask_echoed_keys, safe_headers
@@ -80,7 +81,7 @@ class ReplayStats:
 
 class RecorderTransport(httpx.AsyncBaseTransport):
     def __init__(self, mode: Mode | str, *, routes: Routes, inner: httpx.AsyncBaseTransport | None = None,
-                 recording: Recording | None = None, replay: Bundle | None = None, source: str = "live"):
+                 recording: Recording | Capture | None = None, replay: Bundle | None = None, source: str = "live"):
         self.mode = Mode(mode)
         if self.mode.replays and replay is None:
             raise ValueError(f"mode {self.mode} needs a bundle to replay from")

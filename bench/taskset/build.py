@@ -31,6 +31,7 @@ from typing import Any
 from bench.task import Task, parse_task
 from mcp_gateway.catalog import key_tool_name
 from mcp_gateway.gateway import DEFAULT_HOME, Gateway, open_gateway
+from recorder import Capture
 from sandbox import InProcessSandbox
 from sandbox.memo import REPEAT_CALLERS_MEMO_BYTES
 
@@ -193,11 +194,14 @@ def open_recording_gateway(home: Path | None, cassettes: Path, bundle: str, *, s
                         record_stamp=stamp)
 
 
-def open_sandbox_gateway(home: Path | None, *, scale: float = 1.0) -> Gateway:
-    """A bench-profile gateway over the in-process sandbox that records nothing (where EDGE's synthesis explores)."""
+def open_sandbox_gateway(home: Path | None, *, scale: float = 1.0, record_into: Capture | None = None) -> Gateway:
+    """A bench-profile gateway over the in-process sandbox that records nothing (where EDGE's synthesis explores);
+    with ``record_into``, one that records as ``open_recording_gateway``'s does, into that capture (a synthesis
+    worker's, whose exchanges the recording gateway adds)."""
     home = home or DEFAULT_HOME
     return open_gateway(upstream="sandbox", sandbox=InProcessSandbox(home, scale=scale, memo_bytes=SANDBOX_MEMO_BYTES),
-                        profile="bench", mode="live", home=home)
+                        profile="bench", mode="live" if record_into is None else "record", home=home,
+                        record_into=record_into)
 
 
 async def build_task_set(*, out: Path = DEFAULT_TASKS, cassettes: Path = DEFAULT_CASSETTES,

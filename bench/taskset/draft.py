@@ -104,13 +104,18 @@ class Draft:
         """A golden call at ``step`` (calls sharing a step are parallel). ``compare`` defaults to every
         non-generic argument given; pass () when the values may differ (a free-text report, an expression)."""
         args = dict(args or {})
+        self._golden(tool, args, step=step, compare=compare, page=page, size=size)
+        return await self._run(tool, args, page=page, size=size)
+
+    def _golden(self, tool: str, args: dict[str, Any], *, step: int, compare: tuple[str, ...] | list[str] | None,
+                page: int | None, size: int | None) -> None:
+        """What a golden call adds to the task: the call as the task keeps it, its platform, whether it writes."""
         spec = self.spec(tool)
         stored = _with_generics(spec, args, "{" + key_name(spec.platform) + "}", page, size)  # as the task keeps it
         if _param(spec, ParamKind.API_KEY) and spec.platform not in self.platforms:
             self.platforms.append(spec.platform)
         self.calls.append(GoldenCall(step, tool, stored, tuple(args) if compare is None else tuple(compare)))
         self.writes_state = self.writes_state or spec.writes_state
-        return await self._run(tool, args, page=page, size=size)
 
     async def explore_all(self, tool: str, args: dict[str, Any] | None = None, *, size: int = 1000) -> list[dict[str, Any]]:
         """Every record of a result, read page by page while exploring (not golden)."""

@@ -65,6 +65,15 @@ class SynthDraft(Draft):
         self.page_records.append(len(result.records))
         return result
 
+    def adopt(self, calls: list[GoldenInvocation], page_records: list[int]) -> None:
+        """Take ``calls`` as golden calls made elsewhere (a worker recorded them) without making them here: the
+        draft ends as ``replay_calls`` would leave it."""
+        for call, records in zip(calls, page_records, strict=True):
+            self.invocations.append(call)
+            self._golden(call.tool, dict(call.args), step=call.step, compare=call.compare, page=call.page,
+                         size=call.size)
+            self.page_records.append(records)
+
 
 @dataclass(frozen=True)
 class AttemptJob:
@@ -82,6 +91,7 @@ class AttemptResult:
     calls: list[GoldenInvocation]
     page_records: list[int]
     rng: np.random.Generator  # as the attempt left it: the writer continues from here
+    recorded: list[Any] | None = None  # the golden calls' exchanges, when a worker recorded them (runners)
 
 
 def new_draft(runtime: Any, seed: int, attempt: int, want: TaskType) -> SynthDraft:

@@ -12,7 +12,9 @@ batch runs on a non-recording runtime (``explore``: in this process, or in ``wor
 results are taken in attempt order. Batch k is planned from the batches before k-1 (which is still running or
 being taken): worker processes run one batch while this process records the one before. What actually ran
 decides an item's class; an item is kept while its class has room, then its golden calls are made again through
-the recording ``gateway``, so the bundle holds exactly the kept items' calls. A class that stops yielding
+the recording ``gateway``, so the bundle holds exactly the kept items' calls. With worker processes the workers
+make them again, through a gateway recording into memory (``explore(record_into=capture)``), and this process adds
+the kept items' exchanges to the recording (``Gateway.add_recorded``): the same exchanges in the same order. A class that stops yielding
 (``GIVE_UP`` attempts in a row, more for a class whose yield was low) is given up, so a graph that cannot make it
 does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
 
@@ -163,7 +165,8 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
                      save_share: float = SAVE_SHARE) -> SynthesisRun:
     """Up to ``n`` items from the run in ``store``, recorded through ``gateway`` (bench profile, recording), which is
     committed at the end. ``explore`` opens the runtime attempts run on (bench profile, recording nothing): once
-    here with ``workers=1``, once per worker process otherwise (it must then be picklable).
+    here with ``workers=1``, once per worker process otherwise (it must then be picklable, and ``explore(record_into=
+    capture)`` must open the same gateway recording as ``gateway`` does, into that ``recorder.Capture``).
 
     Raises:
         ValueError: n < 1, workers < 1, a gateway not in the bench profile (golden calls keep key placeholders), or an
@@ -184,7 +187,7 @@ async def synthesize(store: GraphStore, gateway: Any, n: int, seed: int, *, expl
         explorer = explore()
         runner = InProcessAttempts(explorer.runtime, graph)
     else:
-        runner = ProcessAttempts(explore, graph, workers=workers)
+        runner = ProcessAttempts(explore, graph, workers=workers, record=True)
     if not 0 <= save_share <= 1:
         raise ValueError(f"save_share is a share of the items, in [0, 1]; got {save_share}")
     keeper = _Keeper(gateway, catalog, graph, writer or rule_writer, screen, _Tally(quotas(n, type_mix)), held_out,
@@ -277,7 +280,11 @@ class _Keeper:
             self.screened[f"{twin.stage}: {_kind(twin.reason)}"] += 1
             return self.tally.tried(job.want, False)
         draft = new_draft(self.gateway.runtime, job.seed, job.attempt, job.want)
-        await replay_calls(draft, result.calls, result.page_records)
+        if result.recorded is not None:  # a worker made the calls again through its recorder: its exchanges are kept
+            self.gateway.add_recorded(result.recorded)
+            draft.adopt(result.calls, result.page_records)
+        else:
+            await replay_calls(draft, result.calls, result.page_records)
         if executed.expression is not None:  # the answer is calculated: the trajectory closes with the calculator
             value = await draft.evaluate(executed.expression, step=max(c.step for c in draft.calls) + 1)
             if number_text(value) != executed.answer[0]:

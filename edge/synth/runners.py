@@ -5,10 +5,16 @@
     results = await attempts.run(jobs)                               # one AttemptResult per job, in job order
 
 An attempt is seeded by (seed, attempt) and carries the usage counts it may read, so the two give the same
-results for the same jobs (tests/edge/synth/test_parallel.py). The in-process sandbox answers a call with
+results for the same jobs (tests/edge/synth/test_synthesis.py). The in-process sandbox answers a call with
 Python and DuckDB work on the event loop's thread, so one process is bound to one core; worker processes, each
 with its own runtime over the same world file, use the others. ``opener`` is a picklable, argument-free callable
 returning an open bench-profile gateway that records nothing (``functools.partial`` of a module-level function).
+
+``ProcessAttempts(..., record=True)``: each worker also makes the golden calls of every attempt that became a
+trajectory again through a gateway recording into memory (``opener(record_into=capture)``, the same gateway in
+record mode) and returns the exchanges with the result (``AttemptResult.recorded``). The process that keeps items
+then only writes the kept ones' exchanges: re-making each kept call through its own recorder was most of its work
+while the workers waited (a profile of 300 items: 57 of its 76 s taking results).
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .attempt import AttemptJob, AttemptResult, run_attempt
+from recorder import Capture
+
+from .attempt import AttemptJob, AttemptResult, new_draft, replay_calls, run_attempt
 from .walk import LiveGraph
 
-__all__ = ["AttemptRunner", "InProcessAttempts", "ProcessAttempts", "run_attempt_chunk"]
+__all__ = ["AttemptRunner", "InProcessAttempts", "ProcessAttempts", "record_golden_calls", "run_attempt_chunk"]
 
-Opener = Callable[[], Any]
+Opener = Callable[..., Any]  # () -> a gateway recording nothing; (record_into=capture) -> one recording into it
 
 
 class AttemptRunner(Protocol):
@@ -63,6 +71,25 @@ class _Worker:
     loop: asyncio.AbstractEventLoop
     gateway: Any
     graph: LiveGraph
+    recorder: Any = None  # the gateway recording into ``capture`` (record=True)
+    capture: Capture | None = None
+
+    async def run(self, jobs: Sequence[AttemptJob]) -> list[AttemptResult]:
+        results = await _run_all(self.gateway.runtime, self.graph, jobs)
+        if self.recorder is not None and self.capture is not None:
+            for result in results:
+                if result.executed is not None:
+                    result.recorded = await record_golden_calls(self.recorder.runtime, self.capture, result)
+        return results
+
+
+async def record_golden_calls(runtime: Any, capture: Capture, result: AttemptResult) -> list[Any]:
+    """The exchanges of ``result``'s golden calls made again through ``runtime`` (recording into ``capture``), as the
+    keeping process's recorder would have recorded them."""
+    job = result.job
+    capture.drain()
+    await replay_calls(new_draft(runtime, job.seed, job.attempt, job.want), result.calls, result.page_records)
+    return capture.drain()
 
 
 _WORKER: _Worker | None = None
@@ -79,19 +106,20 @@ def _exit_with_parent(parent: int, every: float = 1.0) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _init_worker(opener: Opener, graph: LiveGraph) -> None:
+def _init_worker(opener: Opener, graph: LiveGraph, record: bool = False) -> None:
     global _WORKER
     _exit_with_parent(os.getppid())
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    _WORKER = _Worker(loop, opener(), graph)
+    capture = Capture() if record else None
+    _WORKER = _Worker(loop, opener(), graph, opener(record_into=capture) if record else None, capture)
 
 
 def run_attempt_chunk(jobs: Sequence[AttemptJob]) -> list[AttemptResult]:
     """Run jobs on this worker process's runtime (opened by ``_init_worker``)."""
     if _WORKER is None:
         raise RuntimeError("run_attempt_chunk runs in a worker process started with _init_worker")
-    return _WORKER.loop.run_until_complete(_run_all(_WORKER.gateway.runtime, _WORKER.graph, jobs))
+    return _WORKER.loop.run_until_complete(_WORKER.run(jobs))
 
 
 def _chunks(jobs: Sequence[AttemptJob], n: int) -> list[Sequence[AttemptJob]]:
@@ -104,12 +132,13 @@ class ProcessAttempts:
 
     concurrent = True
 
-    def __init__(self, opener: Opener, graph: LiveGraph, *, workers: int, chunks_per_worker: int = 2):
+    def __init__(self, opener: Opener, graph: LiveGraph, *, workers: int, chunks_per_worker: int = 2,
+                 record: bool = False):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         self.chunks = workers * chunks_per_worker
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_init_worker, initargs=(opener, graph))
+                                         initializer=_init_worker, initargs=(opener, graph, record))
 
     async def run(self, jobs: Sequence[AttemptJob]) -> list[AttemptResult]:
         loop = asyncio.get_running_loop()

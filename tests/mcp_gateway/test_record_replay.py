@@ -188,6 +188,44 @@ async def test_replay_or_record_fills_misses_into_a_new_version(recorded, tmp_pa
     assert oct((folder / "calls" / first.version / "bodies.bin").stat().st_mode)[-3:] == "444"
 
 
+async def test_exchanges_recorded_into_a_capture_make_the_bundle_that_recording_them_there_makes(recorded, calls,
+                                                                                                  tmp_path):
+    """A gateway recording into memory (an EDGE synthesis worker's) records what a recording gateway records: another
+    gateway adds the exchanges (``add_recorded``) and seals them, and that version replays the calls as the bundle
+    recorded directly does. Neither the capture nor the added exchanges hold a key."""
+    import pickle
+
+    from recorder import Capture
+
+    tmp, results = recorded
+    capture = Capture()
+    worker = open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="record", record_into=capture)
+    try:
+        await call_all(worker, calls)
+    finally:
+        await worker.aclose()
+    exchanges = pickle.loads(pickle.dumps(capture.drain()))  # as a worker process returns them
+    assert len(capture) == 0 and worker.recording is None and worker.commit() is None
+    direct = list(CassetteStore(tmp).open("calls").interactions())
+    same = ("fingerprint", "method", "url", "status", "body", "page", "size", "tool", "source")
+    assert [[getattr(e, f) for f in same] for e in exchanges] == [[getattr(e, f) for f in same] for e in direct]
+    forms = {f.encode() for key in default_keys().values() for f in secret_forms(key)}
+    assert not [f for e in exchanges for f in forms if f in e.body or f in e.url.encode()]
+
+    writer = gateway(tmp_path, "record", bundle="added")
+    try:
+        writer.add_recorded(exchanges)
+    finally:
+        await writer.aclose()
+    replay = gateway(tmp_path, "replay", bundle="added")
+    try:
+        assert await call_all(replay, calls) == results
+    finally:
+        await replay.aclose()
+    with pytest.raises(GatewayConfigError, match="records nothing"):
+        replay.add_recorded(exchanges)
+
+
 def test_mode_configuration_errors_are_clear(tmp_path):
     with pytest.raises(GatewayConfigError, match="needs a cassette bundle name"):
         open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="replay")
@@ -202,6 +240,10 @@ def test_mode_configuration_errors_are_clear(tmp_path):
         open_gateway(upstream="sandbox", home=TEST_DATA_DIR, mode="record", cassettes=tmp_path, bundle="x")
     with pytest.raises(GatewayConfigError, match="only a strict replay runs without one"):
         open_gateway(upstream="sandbox", home=TEST_DATA_DIR)
+    from recorder import Capture
+
+    with pytest.raises(GatewayConfigError, match="record_into records; it needs recorder mode record"):
+        open_gateway(sandbox=sandbox_upstream(), home=TEST_DATA_DIR, mode="live", record_into=Capture())
 
 
 async def test_kopa_serve_replays_by_configuration_alone(recorded, calls):

@@ -51,8 +51,9 @@ EXPLORE = partial(open_sandbox_gateway, TEST_DATA_DIR, scale=TEST_SCALE)
 
 
 def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: int = SEED, *, screen: bool = True,
-                    workers: int = 1, **options) -> SynthesisRun:
-    """A synthesis recorded into ``cassettes``, screened by the filter's rules (as ``kopa edge synth`` does)."""
+                    workers: int = 1, seen: dict | None = None, **options) -> SynthesisRun:
+    """A synthesis recorded into ``cassettes``, screened by the filter's rules (as ``kopa edge synth`` does);
+    ``seen["recorded_here"]``: the exchanges the recording gateway's own calls recorded."""
     async def run():
         store = GraphStore.open(graph_path, read_only=True)
         gateway = open_recording_gateway(TEST_DATA_DIR, cassettes, "edge-synth", scale=TEST_SCALE, stamp=RECORDED_AT)
@@ -61,6 +62,8 @@ def synthesize_into(graph_path: Path, cassettes: Path, n: int = N_ITEMS, seed: i
             return await synthesize(store, gateway, n, seed, explore=EXPLORE, screen=screening, workers=workers,
                                     **options)
         finally:
+            if seen is not None:
+                seen["recorded_here"] = gateway.transport.stats.recorded
             await gateway.aclose()
             store.close()
     return asyncio.run(run())

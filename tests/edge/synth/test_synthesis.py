@@ -142,9 +142,13 @@ def test_the_same_graph_and_seed_give_byte_identical_items_on_any_number_of_work
                                                                                      tmp_path):
     """Byte-identical, bundle version included: attempts are seeded by (seed, attempt) and planned per batch from
     earlier batches only, and the recording is stamped with a fixed time and no timings, so two worker processes
-    make the same calls and the same content-addressed version as one process, in another cassette folder."""
+    make the same calls and the same content-addressed version as one process, in another cassette folder. With
+    workers, the workers record the golden calls and the recording gateway makes none itself: it only writes the
+    kept items' exchanges, and they are the ones it would have recorded."""
     items, abandoned, _, first = synthesized
-    again = synthesize_into(graph_path, tmp_path / "cassettes", workers=2)
+    seen: dict = {}
+    again = synthesize_into(graph_path, tmp_path / "cassettes", workers=2, seen=seen)
+    assert seen["recorded_here"] == 0
     assert items[0].task.bundle.split("@")[0] == "edge-synth"
     assert [i.model_dump_json() for i in again.items] == [i.model_dump_json() for i in items]
     assert (again.abandoned, again.screened, again.attempts) == (abandoned, first.screened, first.attempts)
