@@ -48,6 +48,15 @@ def test_hand_computed_figures():
     both = dataset_stats([seq])
     assert (both.one_to_many, both.cardinality_max, both.one_to_many_values, both.value_cardinality_max) == (
         100, 5, 0, None)
+    # of chained tasks: the three have junctions, so the share is the multi-step one. A multi-step task that chains
+    # nothing (parallel calls closed by the calculator) counts in the caption's set only
+    assert (s.chained_tasks, s.one_to_many_chained) == (3, pytest.approx(200 / 3))
+    closed = wrap(b["dst-001"].model_copy(update={"id": "dst-sem"}), task_type=TaskType.SEM,
+                  call_records=(30, 25, 2, 2, 1, 1, 1, 1))
+    more = dataset_stats([*items, closed])
+    assert (more.multi_step_tasks, more.one_to_many) == (4, 50)
+    assert (more.chained_tasks, more.one_to_many_chained) == (3, pytest.approx(200 / 3))
+    assert re.search(r"of chained tasks \(%\) +66\.7 \(3 tasks\) +81\.2", more.table())
     # calls with >= 2 records: 12, 8 | 3 | 30, 25, 2, 2 = 7 of 16
     assert s.multi_record_calls == pytest.approx(700 / 16)
     assert s.type_counts == {"MIXED": 1, "DRV": 1, "SEM": 0, "SEQ": 1, "CMP": 0, "COND": 0, "FAN": 0}
