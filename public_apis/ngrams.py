@@ -106,6 +106,7 @@ def dice(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 _MEASURES = {"jaccard": jaccard, "dice": dice}
+_FIRST_REORDER = 32  # entries before the prefix order first follows the n-grams' rarity
 
 
 def l2_rows(matrix: np.ndarray) -> np.ndarray:
@@ -119,9 +120,12 @@ class NgramIndex:
 
     ``documents`` are added with keys 0, 1, …; ``add`` takes a text (cut by ``analyzer``) or ready n-grams (a
     set, or a Counter for repeats). ``threshold`` enables ``best``: Jaccard near-duplicates by prefix filtering —
-    with the n-grams of each set sorted in one fixed order (by string), two sets with Jaccard ≥ t share at least
-    one of each other's first ``|A| - ceil(t·|A|) + 1`` n-grams, so only entries sharing a prefix n-gram are
-    scored, and the answer does not depend on insertion order but for ties (the entry added first wins).
+    with the n-grams of each set sorted in one order, two sets with Jaccard ≥ t share at least one of each other's
+    first ``|A| - ceil(t·|A|) + 1`` n-grams, so only entries sharing a prefix n-gram (and of a size Jaccard ≥ t
+    allows) are scored, and the answer does not depend on insertion order but for ties (the entry added first
+    wins). The order puts rare n-grams first (by how many entries held each when the index last doubled, then by
+    string; every prefix is recomputed then): templated questions share their common n-grams, and a prefix of
+    those made every entry a candidate (EDGE's 5,000 items: the near-duplicate check was quadratic).
     """
 
     def __init__(self, documents: Iterable[str] = (), *, analyzer: Analyzer = Analyzer(),
@@ -134,6 +138,9 @@ class NgramIndex:
         self._counts: list[Counter[str]] = []
         self._sets: list[frozenset[str]] = []
         self._prefixes: dict[str, list[int]] = {}
+        self._held: Counter[str] = Counter()  # entries holding each n-gram
+        self._rarity: dict[str, int] = {}  # ``_held`` when the prefixes were last computed: the prefix order
+        self._reorder_at = _FIRST_REORDER
         self._fitted: tuple[dict[str, float], np.ndarray, np.ndarray, np.ndarray, dict[str, int]] | None = None
         for key, doc in enumerate(documents):
             self.add(key, doc)
@@ -150,11 +157,25 @@ class NgramIndex:
             self._counts.append(counts)
             self._sets.append(frozenset(counts))
         else:
+            self._held.subtract(self._sets[row])
             self._counts[row], self._sets[row] = counts, frozenset(counts)
+        self._held.update(self._sets[row])
         if self.threshold is not None:
-            for g in self._prefix(self._sets[row]):
-                self._prefixes.setdefault(g, []).append(row)
+            if len(self._keys) >= self._reorder_at:
+                self._reorder()
+            else:
+                for g in self._prefix(self._sets[row]):
+                    self._prefixes.setdefault(g, []).append(row)
         self._fitted = None
+
+    def _reorder(self) -> None:
+        """Rare n-grams first, by the entries held now; every entry's prefix again in that order."""
+        self._rarity = {g: n for g, n in self._held.items() if n > 0}
+        self._prefixes = {}
+        for row, grams in enumerate(self._sets):
+            for g in self._prefix(grams):
+                self._prefixes.setdefault(g, []).append(row)
+        self._reorder_at = 2 * len(self._keys)
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -176,7 +197,8 @@ class NgramIndex:
     def _prefix(self, grams: frozenset[str]) -> list[str]:
         assert self.threshold is not None
         size = len(grams) - math.ceil(self.threshold * len(grams)) + 1
-        return sorted(grams)[:max(size, 1)]
+        rarity = self._rarity
+        return sorted(grams, key=lambda g: (rarity.get(g, 0), g))[:max(size, 1)]
 
     def best(self, grams: frozenset[str]) -> tuple[Hashable, float] | None:
         """The entry with the highest Jaccard ≥ ``threshold`` (ties: the one added first), or None."""
@@ -186,8 +208,12 @@ class NgramIndex:
         for g in self._prefix(grams):
             seen.update(self._prefixes.get(g, ()))
         found: tuple[Hashable, float] | None = None
+        low, high = self.threshold * len(grams), len(grams) / self.threshold  # |B| outside: Jaccard < t
         for row in sorted(seen):
-            score = jaccard(grams, self._sets[row])
+            other = self._sets[row]
+            if not low <= len(other) <= high:
+                continue
+            score = jaccard(grams, other)
             if score >= self.threshold and (found is None or score > found[1]):
                 found = (self._keys[row], score)
         return found
