@@ -14,9 +14,9 @@ being taken): worker processes run one batch while this process records the one 
 decides an item's class; an item is kept while its class has room, then its golden calls are made again through
 the recording ``gateway``, so the bundle holds exactly the kept items' calls. With worker processes the workers
 make them again, through a gateway recording into memory (``explore(record_into=capture)``), and this process adds
-the kept items' exchanges to the recording (``Gateway.add_recorded``): the same exchanges in the same order. A class that stops yielding
-(``GIVE_UP`` attempts in a row, more for a class whose yield was low) is given up, so a graph that cannot make it
-does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
+the kept items' exchanges to the recording (``Gateway.add_recorded``): the same exchanges in the same order. A
+class that stops yielding (``GIVE_UP`` attempts in a row, more for a class whose yield was low) is given up, so a
+graph that cannot make it does not stall the run. ``abandoned`` counts every reason an attempt was dropped.
 
 With a ``screen`` (``edge.filter.screen.Screen``: the filter's rules, run as each item is made), only items that
 pass it fill a quota, so the filtered dataset holds n items in Table 12's mix. ``screened`` counts the refused by

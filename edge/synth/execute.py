@@ -325,9 +325,7 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
         representative = next(r for r in source_records if str(r.get(bound)).strip() == value)
         args = bind_arguments(edge.plan, representative, spec, rng)
         given = {s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args}
-        crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
-        _check_informative(edge, crossing, value, trace)
-        trace.bound_values += crossing
+        trace.bound_values += _check_informative(edge, args, spec, value, trace)
         got, got_calls, after = await fetch(draft, edge.target, args, step)
         trace.name_identifiers(spec, given, got)
         label = str(representative.get(label_field) or value)
@@ -360,9 +358,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
         args = bind_arguments(edge.plan, representative, spec, rng)
         givens.append({s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args})
         fields.add((param, bound))
-        crossing = [str(args[s["param"]]) for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
-        _check_informative(edge, crossing, values[0], trace)
-        trace.bound_values += crossing
+        trace.bound_values += _check_informative(edge, args, spec, values[0], trace)
         got, got_calls, _ = await fetch(draft, edge.target, args, step)
         trace.name_identifiers(spec, givens[-1], got)
         next_branches.append((label, got, got_calls))
@@ -376,21 +372,31 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
     return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False
 
 
-def _check_informative(edge: Any, crossing: Sequence[str], key: str, trace: Trace) -> None:
-    """A junction must hand on something the trajectory did not know before its source's call. One whose every
-    crossing value the question gives is decorative; so is a relay, whose key (``key``: the value of the bound field
-    that types it) an earlier junction already handed on (a rest area's code passed from its menus to its
-    conveniences, a district code from one year's table to the next): the target could have been asked with it
-    directly. The other values crossing beside such a key (the rest area's name, its route's code) are the same
-    entity's, so they do not make the junction informative.
+def _check_informative(edge: Any, args: Mapping[str, Any], spec: Any, key: str, trace: Trace) -> list[str]:
+    """The values crossing a junction (``args``: the target's, bound from the source's records), once it is known to
+    hand on something the trajectory did not know before its source's call. One whose every crossing value the
+    question gives is decorative; so is a relay, whose key (``key``: the value of the bound field that types it) an
+    earlier junction already handed on (a rest area's code passed from its menus to its conveniences, a district code
+    from one year's table to the next), or the question gave while the other values only narrow the target's call
+    (a law's promulgation number from one law search to the other, with the ministry's code as a filter): the target
+    could have been asked with the key directly. The other values crossing beside such a key (the rest area's name,
+    the law's ministry) are the same entity's. A new value the target requires (a bill's id beside the assembly term
+    the question gave) is what the junction discovers: that one stays.
 
     Raises:
         Abandon: the junction is decorative.
     """
-    if set(crossing) <= trace.user_given():
+    upstream = [s["param"] for s in edge.plan if s["kind"] == "upstream" and s["param"] in args]
+    crossing = [str(args[p]) for p in upstream]
+    given = trace.user_given()
+    if set(crossing) <= given:
         raise Abandon(f"{edge.source} → {edge.target}: every value crossing it is one the question gives")
+    if key in given and not any((p := spec.param(name)) is not None and p.required and str(args[name]) not in given
+                                for name in upstream):
+        raise Abandon(f"{edge.source} → {edge.target}: a relay, its key {key!r} is one the question gives")
     if key in trace.bound_values:
         raise Abandon(f"{edge.source} → {edge.target}: a relay, its key {key!r} crossed an earlier junction")
+    return crossing
 
 
 def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches: list, want: TaskType,

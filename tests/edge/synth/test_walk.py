@@ -8,6 +8,7 @@ import asyncio
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from bench.taskset.build import open_sandbox_gateway
 from edge.synth.attempt import new_draft
@@ -125,3 +126,27 @@ def test_a_chain_ends_before_a_junction_that_relays_a_value_it_already_handed_on
         ("list_rest_area_locations", "get_rest_area_best_foods")]
     assert "get_rest_area_conveniences" not in {c.tool for c in draft.calls}
     assert executed.trace.bound_values[:1] == ["000002"]
+
+
+def test_a_junction_whose_key_the_question_gave_is_a_relay():
+    """Asked by a rest area's code, the locations hand on that code (and its name, an optional filter) to the menus:
+    the question could have asked the menus by the code it gave, so the junction discovers nothing and the attempt is
+    dropped (a law's promulgation number relayed from one law search to the other made ~100 of 1,000 items this
+    way). A junction that also hands on a value the target requires stays: test_depth's vote list hands on the
+    assembly term the question gave and the bill's id (`get_member_votes_on_bill` requires both)."""
+    from edge.synth.execute import Abandon
+
+    code_and_name = REST_CODE + [{"param": "stdRestNm", "kind": "upstream", "field": "unitName"}]
+
+    async def chain():
+        gateway = open_sandbox_gateway(TEST_DATA_DIR, scale=TEST_SCALE)
+        try:
+            draft = new_draft(gateway.runtime, 0, 0, TaskType.SEQ)
+            walk = Walk("list_rest_area_locations", {"stdRestCd": "000002"}, (
+                _keyed("list_rest_area_locations", "get_rest_area_best_foods", code_and_name),))
+            await run_chain(draft, walk, want=TaskType.SEQ, rng=np.random.default_rng(0))
+        finally:
+            await gateway.aclose()
+
+    with pytest.raises(Abandon, match="a relay, its key '000002' is one the question gives"):
+        asyncio.run(chain())
