@@ -124,9 +124,23 @@ async def run_attempt(runtime: Any, graph: LiveGraph, job: AttemptJob) -> Attemp
     try:
         executed, reason = await _execute(draft, graph, job, rng), None
         await add_lookups(draft, executed, graph)  # a name the question gives becomes its code by a golden call
+        _check_composed(executed)
     except (Abandon, DraftError) as exc:
         executed, reason = None, str(exc)
     return AttemptResult(job, executed, reason, draft.invocations, draft.page_records, rng)
+
+
+def _check_composed(executed: Executed) -> None:
+    """A COND tail makes a chain MIXED only past two junctions. The paper's MIXED items are its long ones, combining
+    patterns along sequential subchains (§5); a one-junction chain whose last records a threshold checks is a SEQ or
+    DRV item with an if-clause, two calls, and made 91 of 397 MIXED items (an unscreened 1,000-item run on the
+    100-round graph, 2026-12-07), all of them under Table 10's median.
+
+    Raises:
+        Abandon: the chain crossed one junction.
+    """
+    if executed.trace.final.get("kind") == "cond_tail" and len(executed.junctions) < 2:
+        raise Abandon("a threshold on a one-junction chain's records composes no chain")
 
 
 async def replay_calls(draft: SynthDraft, calls: list[GoldenInvocation], expected: list[int]) -> None:

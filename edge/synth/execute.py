@@ -499,8 +499,8 @@ def _params(draft: Draft, tool: str) -> set[str]:
 
 
 async def run_semantic(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:
-    """SEM: two tools of one platform called in parallel with the same (user-given) arguments; their records
-    counted together."""
+    """SEM: two or three tools of one platform called in parallel with the same (user-given) arguments; their
+    records counted together (the paper's template fixes no number of targets, and its answers enumerate them)."""
     tools = _tools_with_inputs(graph)
     if not tools:
         raise Abandon("no tool with known inputs")
@@ -513,13 +513,16 @@ async def run_semantic(draft: Draft, graph: LiveGraph, rng: np.random.Generator)
                 and not draft.spec(t).realtime]
     if not partners:
         raise Abandon(f"SEM: no other tool of {platform} takes {sorted(args)}")
-    second = partners[int(rng.integers(len(partners)))]
-    got1, calls1, _ = await fetch(draft, first, args, 0)
-    got2, calls2, _ = await fetch(draft, second, args, 0)
-    trace = Trace("sem", first, dict(args), others=[(second, dict(args))], final={"kind": "sum"})
-    trace.name_identifiers(draft.spec(first), args, got1)
-    recipe = {"op": "count", "calls": [*calls1, *calls2]}
-    return _executed(trace, [], FinalType.SEM, recipe, [("", got1, calls1), ("", got2, calls2)])
+    size = min(len(partners), 1 + int(rng.integers(2)))
+    others = [partners[i] for i in sorted(rng.choice(len(partners), size=size, replace=False).tolist())]
+    branches = []
+    for tool in (first, *others):
+        got, calls, _ = await fetch(draft, tool, args, 0)
+        branches.append(("", got, calls))
+    trace = Trace("sem", first, dict(args), others=[(t, dict(args)) for t in others], final={"kind": "sum"})
+    trace.name_identifiers(draft.spec(first), args, branches[0][1])
+    recipe = {"op": "count", "calls": [i for _, _, calls in branches for i in calls]}
+    return _executed(trace, [], FinalType.SEM, recipe, branches)
 
 
 async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:

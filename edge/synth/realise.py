@@ -250,12 +250,13 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
         ids.append(f"{final['kind']}{c}")
         return f"{lead} {tail}", "+".join(ids)
     if trace.kind == "sem":
-        (other, _), = trace.others
         c = pick(3)
         lead = f"{opening_args} " if opening_args else ""
         joined = _SEM_JOIN[pick(len(_SEM_JOIN))]
-        both = joined.format(a=topic(start), b=topic(catalog.get(other)), wa=wa(topic(start)),
-                             eul=eul(topic(catalog.get(other))))
+        *before, last = [topic(catalog.get(tool)) for tool, _ in trace.others]
+        # a third tool joins the list before the last one: 'A와 B, C를 함께 보면'
+        b = ", ".join([*before, last])
+        both = joined.format(a=topic(start), b=b, wa=wa(topic(start)), eul=eul(b))
         return (f"{lead}{both} {_SUM[c]}", f"sem{c}.{_SEM_JOIN.index(joined)}")
     if trace.kind == "cmp":
         key = trace.final.get("key")

@@ -77,6 +77,11 @@ def test_items_are_valid_tasks_with_their_types_recorded(synthesized):
             (j,) = item.junctions
             values = [a for a in item.task.golden_actions if a.tool == j.target and a.args.get(j.param) is not None]
             assert 1 <= len({str(a.args[j.param]) for a in values}) <= FAN_BUDGET
+        if item.task_type is TaskType.MIXED and item.final is FinalType.COND:  # a threshold composes with a chain
+            assert len(item.junctions) >= 2, (item.task.id, item.junctions)
+        if item.task_type is TaskType.SEM:  # two or three tools asked alike at one step, then the calculator
+            first = [a for a in item.task.golden_actions if a.step == item.task.golden_actions[0].step]
+            assert 2 <= len({a.tool for a in first}) == len(first) <= 3 and len({str(a.args) for a in first}) == 1
     kinds = Counter(i.task_type for i in items)
     assert len(kinds) >= 4, kinds  # a small graph still gives several of Table 12's classes
 

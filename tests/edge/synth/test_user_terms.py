@@ -7,7 +7,7 @@ import numpy as np
 
 from edge.filter.user_voice import query_defects
 from edge.synth.execute import Trace
-from edge.synth.realise import param_name, realise, say
+from edge.synth.realise import param_name, realise, say, topic
 from edge.synth.user_terms import code_table, label, opaque, spoken_code, world_name
 from edge.synth.walk import _user_known
 from mcp_gateway.catalog import load_catalog
@@ -54,6 +54,12 @@ def test_questions_say_words_and_names_and_have_no_defect():
                 final={"kind": "sum"})
     query, _ = realise(sem, CATALOG, rng)
     assert "영업상태가 폐업인" in query and "03" not in query and "코드" not in query
+    partners = ("seoul_localdata_010101_dd", "seoul_localdata_020301_db")
+    three = Trace("sem", SEOUL.name, {"TRDSTATEGBN": "03"}, final={"kind": "sum"},
+                  others=[(t, {"TRDSTATEGBN": "03"}) for t in partners])
+    query, _ = realise(three, CATALOG, rng)  # a third tool joins the list: all are named
+    assert all(topic(CATALOG.get(t)) in query for t in [SEOUL.name, *(t for t, _ in three.others)]), query
+    assert "영업상태가 폐업인" in query and "동물병원 인허가 정보를" in query
     cmp = Trace("cmp", GG.name, {"SIGUN_CD": "41110"}, others=[(GG.name, {"SIGUN_CD": "41110"}),
                                                                (GG.name, {"SIGUN_CD": "41130"})],
                 final={"kind": "compare", "pick": "max", "tool": GG.name, "key": "SIGUN_CD"},

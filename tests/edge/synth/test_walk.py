@@ -150,3 +150,31 @@ def test_a_junction_whose_key_the_question_gave_is_a_relay():
 
     with pytest.raises(Abandon, match="a relay, its key '000002' is one the question gives"):
         asyncio.run(chain())
+
+
+def test_a_threshold_on_a_one_junction_chain_is_no_mixed_item():
+    """A MIXED attempt whose walk ends after one junction would become MIXED only by a threshold check on its last
+    records (a COND tail): two calls, under Table 10's median. It is dropped; the same check past two junctions is
+    kept (the attempt runner's rule, ``attempt._check_composed``)."""
+    from edge.synth.attempt import AttemptJob, run_attempt
+
+    one = _keyed("list_rest_area_locations", "get_rest_area_best_foods", REST_CODE)
+    graph = LiveGraph({"list_rest_area_locations": [one]}, {"list_rest_area_locations": [{"routeName": "경부선"}]},
+                      starts=["list_rest_area_locations"], platform_of={"list_rest_area_locations": "ex"})
+
+    async def attempts(want: TaskType) -> list:
+        gateway = open_sandbox_gateway(TEST_DATA_DIR, scale=TEST_SCALE)
+        try:
+            return [await run_attempt(gateway.runtime, graph, AttemptJob(seed=0, attempt=k, want=want))
+                    for k in range(6)]
+        finally:
+            await gateway.aclose()
+
+    from edge.synth.item import FinalType
+
+    mixed = asyncio.run(attempts(TaskType.MIXED))
+    dropped = [r for r in mixed if r.executed is None]
+    assert dropped and all("a threshold on a one-junction chain" in r.reason for r in dropped)
+    kept = [r.executed for r in mixed if r.executed is not None]
+    assert kept  # a route's several rest areas fan out and are compared: that one junction composes (FAN + CMP)
+    assert all(e.task_type is TaskType.MIXED and e.final is FinalType.CMP and len(e.junctions) == 1 for e in kept)
