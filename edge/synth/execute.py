@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -206,6 +207,8 @@ def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
                 for pivot in pivoted(op, name):
                     out.setdefault(op, []).append((name, pivot))
         elif _dated(records, name):
+            for op in ("latest", "earliest"):
+                keep(op, name)
             for pivot in pivoted("date_after", name):
                 out.setdefault("date_after", []).append((name, pivot))
         elif _enum(records, name):
@@ -342,34 +345,84 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
 
 async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction], branches: list, step: int,
                     want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool]:
-    """Cross one edge from every branch of a fan-out, in one parallel step: each branch must carry one value (a
-    SEQ junction per branch) and ask the target for the same user-given arguments, so one question covers all."""
+    """Cross one edge from every branch of a fan-out, in one parallel step: each branch hands on one value and asks
+    the target for the same user-given arguments, so one question covers all. A branch carrying one value crosses
+    a SEQ junction; where branches carry more than φ, one selection picks one value in each (its largest, smallest
+    or most frequent: "each member's bill voted on last"), a DRV junction in the middle of the chain."""
     spec = draft.spec(edge.target)
-    next_branches, givens, fields = [], [], set()
-    for label, records, _ in branches:
-        primary = _primary(edge.plan, records)
-        if primary is None:
+    bounds = []
+    for _, records, _ in branches:
+        if (primary := _primary(edge.plan, records)) is None:
             raise Abandon(f"{edge.source} → {edge.target}: a branch's records fill no bound field")
-        param, bound = primary
-        values = distinct_values(records, bound)
-        if len(values) != 1:
-            raise Abandon(f"{edge.source}.{bound} carries {len(values)} values in a branch, not one")
-        representative = next(r for r in records if str(r.get(bound)).strip() == values[0])
+        bounds.append(primary)
+    if len(set(bounds)) > 1:
+        raise Abandon(f"{edge.source} → {edge.target}: the branches cross it by different fields")
+    (param, bound), = set(bounds)
+    counts = [len(distinct_values(records, bound)) for _, records, _ in branches]
+    operator = op_field = None
+    if max(counts) > 1:
+        operator, op_field = _one_of_each(draft, edge.source, [records for _, records, _ in branches], bound, counts,
+                                          rng)
+    next_branches, givens = [], []
+    for label, records, _ in branches:
+        picked = records if operator is None else derive(records, operator, field=op_field)
+        value = distinct_values(picked, bound)[0]
+        representative = next(r for r in picked if str(r.get(bound)).strip() == value)
         args = bind_arguments(edge.plan, representative, spec, rng)
         givens.append({s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args})
-        fields.add((param, bound))
-        trace.bound_values += _check_informative(edge, args, spec, values[0], trace)
+        trace.bound_values += _check_informative(edge, args, spec, value, trace)
         got, got_calls, _ = await fetch(draft, edge.target, args, step)
         trace.name_identifiers(spec, givens[-1], got)
         next_branches.append((label, got, got_calls))
-    if len(fields) > 1 or any(g != givens[0] for g in givens):
-        raise Abandon(f"{edge.source} → {edge.target}: the branches cross it by different fields or arguments")
-    (param, bound), = fields
-    junction = Junction(source=edge.source, target=edge.target, field=bound, param=param, cardinality=1,
-                        type=JunctionType.SEQ)
+    if any(g != givens[0] for g in givens):
+        raise Abandon(f"{edge.source} → {edge.target}: the branches ask it with different arguments")
+    n = max(counts)
+    junction = Junction(source=edge.source, target=edge.target, field=bound, param=param, cardinality=n,
+                        type=junction_type(n), operator=operator)
     junctions.append(junction)
-    trace.hops.append(Hop(junction, givens[0], None, (), each=True))
+    trace.hops.append(Hop(junction, givens[0], op_field, (), each=True))
     return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False
+
+
+# the operators that select one value: usable in every branch alike
+_ONE_VALUE = ("max", "min", "latest", "earliest", "most_frequent")
+
+
+def _selects_one(records: Sequence[Mapping[str, Any]], operator: str, name: str, bound: str) -> bool:
+    """``operator`` on ``name`` keeps one ``bound`` value of ``records``, and by what it says: no other value ties
+    with the largest (smallest, latest, earliest) or with the most frequent one. ``derive`` breaks a tie by record
+    order, which no question can say."""
+    if len(distinct_values(derive(records, operator, field=name), bound)) != 1:
+        return False
+    if operator == "most_frequent":
+        counts = Counter(str(r.get(name)).strip() for r in records if r.get(name) not in (None, ""))
+        top = counts.most_common(2)
+        return len(top) == 1 or top[0][1] > top[1][1]
+    read = as_number if operator in ("max", "min") else as_date
+    scored = [(v, r) for r in records if (v := read(r.get(name))) is not None]
+    best = (max if operator in ("max", "latest") else min)(v for v, _ in scored)
+    return len(distinct_values([r for v, r in scored if v == best], bound)) == 1
+
+
+def _one_of_each(draft: Draft, tool: str, branches: Sequence[Sequence[Mapping[str, Any]]], bound: str,
+                 counts: Sequence[int], rng: np.random.Generator) -> tuple[str, str]:
+    """(operator, field) of one selection that leaves exactly one ``bound`` value in every branch, drawn uniformly
+    among those that do. The junction is typed by its widest branch (§3.3: DRV past φ values); a narrower branch
+    goes through the same selection.
+
+    Raises:
+        Abandon: no branch carries more than φ values (a fan-out inside each branch, not a selection), or no
+            selection picks one value in every branch.
+    """
+    if max(counts) <= FAN_BUDGET:
+        raise Abandon(f"{tool}.{bound} carries {sorted(set(counts))} values in the branches: a fan-out in each")
+    widest = branches[counts.index(max(counts))]
+    options = derivations(draft, tool, widest, bound)
+    choices = [(op, name) for op in _ONE_VALUE for name, _ in options.get(op, ())
+               if all(_selects_one(records, op, name, bound) for records in branches)]
+    if not choices:
+        raise Abandon(f"{tool}.{bound} (n={max(counts)}): no selection picks one value in every branch")
+    return choices[int(rng.integers(len(choices)))]
 
 
 def _check_informative(edge: Any, args: Mapping[str, Any], spec: Any, key: str, trace: Trace) -> list[str]:

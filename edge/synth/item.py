@@ -59,7 +59,8 @@ class Junction(_Model):
     param: str = Field(description="parameter of target")
     cardinality: int = Field(ge=1, description="n: distinct values of field in source's records")
     type: JunctionType
-    operator: str | None = Field(None, description="DRV only: max, min, ge, le, eq, date_after, most_frequent")
+    operator: str | None = Field(None, description="DRV only: max, min, ge, le, eq, date_after, latest, earliest, "
+                                                   "most_frequent")
     pivot: Any = Field(None, description="DRV threshold/equality/date pivot, chosen from observed values")
 
 

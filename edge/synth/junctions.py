@@ -3,9 +3,11 @@
     junction_type(1) is SEQ, junction_type(3) is FAN, junction_type(6) is DRV      # φ = FAN_BUDGET = 5
     derive(records, "max", field="trafficAmout")            # the one record with the largest value
     derive(records, "ge", field="gasolinePrice", pivot=1700) # every record at or above the pivot
+    derive(records, "latest", field="PPSL_DT")              # the one record with the latest date
     pivots(records, "ge", field="gasolinePrice", bound="stdRestCd")   # pivots keeping ≤ φ bound values
 
-Every operator keeps the records' order and breaks ties stably: ``max``/``min`` take the first record that
+Every operator keeps the records' order and breaks ties stably: ``max``/``min`` (``latest``/``earliest``) take the
+first record that
 holds the extreme value, ``most_frequent`` the value that appears first among the most frequent ones. A
 record whose field is missing or unreadable (a number field holding text) is never selected.
 """
@@ -24,8 +26,8 @@ __all__ = ["DATE_OPERATORS", "NUMERIC_OPERATORS", "OPERATORS", "as_date", "as_nu
 
 Record = Mapping[str, Any]
 NUMERIC_OPERATORS = ("max", "min", "ge", "le")
-DATE_OPERATORS = ("date_after",)
-OPERATORS = ("max", "min", "ge", "le", "eq", "date_after", "most_frequent")
+DATE_OPERATORS = ("date_after", "latest", "earliest")
+OPERATORS = ("max", "min", "ge", "le", "eq", "date_after", "latest", "earliest", "most_frequent")
 _NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
 _DATE = re.compile(r"^(\d{4})[-./]?(\d{2})[-./]?(\d{2})$")
 
@@ -80,6 +82,12 @@ def derive(records: Sequence[Record], operator: str, *, field: str, pivot: Any =
             return []
         best = (max if operator == "max" else min)(n for n, _ in scored)
         return [next(r for n, r in scored if n == best)]
+    if operator in ("latest", "earliest"):
+        dated = [(d, r) for r in records if (d := as_date(r.get(field))) is not None]
+        if not dated:
+            return []
+        best = (max if operator == "latest" else min)(d for d, _ in dated)
+        return [next(r for d, r in dated if d == best)]
     if operator in ("ge", "le"):
         limit = as_number(pivot)
         if limit is None:

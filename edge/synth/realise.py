@@ -155,6 +155,8 @@ _OPERATOR = {
     "le": ("{f}{i} {p} 이하인", "{f}{i} {p}을 넘지 않는"),
     "eq": ("{f}{i} {p}인", "{f}{i} '{p}'에 해당하는"),
     "date_after": ("{f}{i} {p} 이후인", "{f}{i} {p}보다 늦은"),
+    "latest": ("{f}{i} 가장 최근인", "{f}{i} 제일 늦은"),
+    "earliest": ("{f}{i} 가장 이른", "{f}{i} 제일 오래된"),
     "most_frequent": ("가장 자주 나오는 {f}의", "제일 많이 등장하는 {f}의"),
 }
 
@@ -165,21 +167,33 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
     what, to = field_name(source, j.field), topic(target)
     given = _conditions(target, hop.given, spoken)
     to = f"{given} {to}" if given else to
-    if hop.each:  # after a fan-out: every branch goes on with its own value
+    if hop.each and j.operator == "most_frequent":  # after a fan-out, each branch's own selection goes on
+        forms = (f"각각 가장 자주 나오는 {what}에 해당하는 {to}", f"각자 제일 많이 나오는 {what}로 찾은 {to}",
+                 f"그 각각에서 가장 흔한 {what}의 {to}")
+    elif hop.each and j.operator is not None:
+        which = _which(j, source, hop, choice)
+        forms = (f"각각 그중 {which} 항목의 {what}에 해당하는 {to}", f"각자 {which} 것의 {what}로 찾은 {to}",
+                 f"그 각각에서 {which} 쪽 {what}의 {to}")
+    elif hop.each:  # after a fan-out: every branch goes on with its own value
         forms = (f"각각 거기 나온 {what}에 해당하는 {to}", f"그 각각의 {what}로 본 {to}", f"각 {what}의 {to}")
     elif j.type is JunctionType.SEQ:
         forms = (f"거기 나온 {what}에 해당하는 {to}", f"그 {eul(what)} 기준으로 본 {to}", f"같은 {what}의 {to}")
     elif j.type is JunctionType.FAN:
         forms = (f"거기 나온 {what} 각각의 {to}", f"{what}마다 {to}", f"그 {what}별 {to}")
     else:
-        op_field = field_name(source, hop.op_field or j.field)
-        pivot = naturalise(j.pivot, op_field) if j.pivot is not None else ""
-        templates = _OPERATOR[j.operator or "max"]
-        which = templates[choice % len(templates)].format(f=op_field, i=("이" if _coda(op_field) else "가"), p=pivot)
+        which = _which(j, source, hop, choice)
         many = "들" if len(hop.values) > 1 else ""
         forms = (f"그중 {which} 항목{many}의 {what}에 해당하는 {to}", f"{which} 것{many}의 {what}로 찾은 {to}",
                  f"그 가운데 {which} 쪽{many} {what}의 {to}")
     return forms[choice % len(forms)]
+
+
+def _which(j: Any, source: Any, hop: Hop, choice: int) -> str:
+    """What a DRV selection keeps, in words: '공포일자가 가장 큰', '금액이 1000 이상인'."""
+    op_field = field_name(source, hop.op_field or j.field)
+    pivot = naturalise(j.pivot, op_field) if j.pivot is not None else ""
+    templates = _OPERATOR[j.operator or "max"]
+    return templates[choice % len(templates)].format(f=op_field, i=("이" if _coda(op_field) else "가"), p=pivot)
 
 
 _COUNT = ("모두 몇 건인가요?", "전부 몇 개예요?", "몇 건이나 되는지 알려 주세요.", "해당하는 게 몇 건 있나요?",

@@ -31,19 +31,77 @@ def _deep(item) -> bool:
     return len(item.junctions) >= 4 and {JunctionType.DRV, JunctionType.FAN} <= types
 
 
+def _selected_in_each_branch(item):
+    """The DRV junction crossed by every branch of an earlier fan-out (its source called in parallel, its target once
+    per branch at one step, each with the one value its branch's selection kept), or None."""
+    def parallel(tool: str) -> list[int]:
+        steps = [a.step for a in item.task.golden_actions if a.tool == tool]
+        return steps if len(steps) >= 2 and len(set(steps)) == 1 else []
+
+    for k, j in enumerate(item.junctions):
+        if k and j.type is JunctionType.DRV and j.operator in ("max", "min", "latest", "earliest", "most_frequent") \
+                and item.junctions[k - 1].target == j.source and parallel(j.source) and parallel(j.target):
+            return j
+    return None
+
+
 @pytest.fixture(scope="module")
-def deep_item(tmp_path_factory):
-    """(the first item crossing ≥ 4 junctions through a DRV and a FAN, the cassette folder of its bundle)."""
+def mixed_runs(tmp_path_factory):
+    """Seed → (20 MIXED items synthesized on the chain's graph, their cassette folder), made when first asked."""
     graph = tmp_path_factory.mktemp("deep-graph") / "graph.duckdb"
     built = CliRunner().invoke(app, ["edge", "graph", "build", "--rounds", "4", "--trials", "60", "--run", str(graph),
                                      *[f"--tool={t}" for t in CHAIN]], env=ENV)
     assert built.exit_code == 0, built.output
+    made: dict[int, tuple] = {}
+
+    def run(seed: int) -> tuple:
+        if seed not in made:
+            cassettes = tmp_path_factory.mktemp(f"deep-{seed}")
+            done = synthesize_into(graph, cassettes, n=20, seed=seed, type_mix={TaskType.MIXED: 1.0})
+            made[seed] = done.items, cassettes
+        return made[seed]
+    return run
+
+
+def _first(mixed_runs, wanted, what: str):
     for seed in range(1, 6):
-        cassettes = tmp_path_factory.mktemp(f"deep-{seed}")
-        done = synthesize_into(graph, cassettes, n=20, seed=seed, type_mix={TaskType.MIXED: 1.0})
-        if found := next((i for i in done.items if _deep(i)), None):
+        items, cassettes = mixed_runs(seed)
+        if found := next((i for i in items if wanted(i)), None):
             return found, cassettes
-    pytest.fail("no item crossed four junctions through a DRV and a FAN in 5 seeds × 20 MIXED items")
+    pytest.fail(f"no item {what} in 5 seeds × 20 MIXED items")
+
+
+@pytest.fixture(scope="module")
+def deep_item(mixed_runs):
+    """(the first item crossing ≥ 4 junctions through a DRV and a FAN, the cassette folder of its bundle)."""
+    return _first(mixed_runs, _deep, "crossed four junctions through a DRV and a FAN")
+
+
+def _replayed(item, cassettes):
+    async def run():
+        gateway = replay_gateway(cassettes, item.task.bundle)
+        try:
+            return await replay_records(item, gateway), await run_episode(item.task, OracleAgent(), gateway, seed=0)
+        finally:
+            await gateway.aclose()
+
+    return asyncio.run(run())
+
+
+def test_a_selection_in_each_branch_of_a_fan_out_goes_on_and_replays(mixed_runs):
+    """Past a fan-out whose branches each carry more than φ values (each member's sponsored bills), one selection
+    keeps one value per branch (each member's bill referred earliest or latest; the largest, smallest or most
+    frequent) and the chain goes on from every branch: a DRV junction in the middle of a chain."""
+    item, cassettes = _first(mixed_runs, _selected_in_each_branch, "selecting one value in each branch")
+    j = _selected_in_each_branch(item)
+    assert j.cardinality > 5  # typed by its widest branch
+    sent = [a.args[j.param] for a in item.task.golden_actions if a.tool == j.target]
+    assert len(sent) == len(set(map(str, sent)))  # one value per branch, no branch twice
+    assert any(w in item.task.query for w in ("각각 그중", "각각 가장", "각자", "그 각각에서")), item.task.query
+    (records, failure), outcome = _replayed(item, cassettes)
+    assert failure is None
+    assert recompute(item.recipe, records) == item.task.accepted_answers[0]
+    assert outcome.passed and outcome.action.action == 1.0, outcome.error
 
 
 def test_a_four_junction_chain_through_drv_and_fan_replays_and_recomputes(deep_item):
@@ -57,14 +115,7 @@ def test_a_four_junction_chain_through_drv_and_fan_replays_and_recomputes(deep_i
     fanned = [a.step for a in data_calls if a.tool == fan.target]
     assert len(fanned) == fan.cardinality and len(set(fanned)) == 1  # the branches are one parallel step
 
-    async def run():
-        gateway = replay_gateway(cassettes, item.task.bundle)
-        try:
-            return await replay_records(item, gateway), await run_episode(item.task, OracleAgent(), gateway, seed=0)
-        finally:
-            await gateway.aclose()
-
-    (records, failure), outcome = asyncio.run(run())
+    (records, failure), outcome = _replayed(item, cassettes)
     assert failure is None
     assert recompute(item.recipe, records) == item.task.accepted_answers[0]
     assert outcome.passed and outcome.action.action == 1.0, outcome.error

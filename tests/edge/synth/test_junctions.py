@@ -52,6 +52,26 @@ def test_equality_and_date_after_across_date_formats():
     assert names(derive(RECORDS, "date_after", field="date", pivot="20221231")) == ["가", "나", "다", "마"]
 
 
+def test_latest_and_earliest_read_every_date_format():
+    assert names(derive(RECORDS, "latest", field="date")) == ["다"]  # 2023.05.20
+    assert names(derive(RECORDS, "earliest", field="date")) == ["라"]  # 2022-12-31
+    assert derive(RECORDS, "latest", field="kind") == []  # no date: nothing selected
+
+
+def test_a_selection_in_each_branch_says_what_it_keeps():
+    """Past a fan-out, one selection keeps one value per branch only where the words pick it: a tie at the extreme
+    or at the most frequent value would be broken by record order, which no question can say."""
+    from edge.synth.execute import _selects_one
+
+    assert not _selects_one(RECORDS, "max", "price", "name")  # 가 and 다 tie at 1,700
+    assert _selects_one(RECORDS, "min", "price", "name")  # 마 alone at 1,600
+    assert _selects_one(RECORDS, "latest", "date", "name") and _selects_one(RECORDS, "earliest", "date", "name")
+    assert not _selects_one(RECORDS, "most_frequent", "route", "route")  # 경부선 and 호남선 twice each
+    assert _selects_one(RECORDS[1:], "most_frequent", "route", "route")  # 호남선 twice, the others once
+    ties_one_value = [{"name": "가", "price": "9"}, {"name": "가", "price": "9"}, {"name": "나", "price": "1"}]
+    assert _selects_one(ties_one_value, "max", "price", "name")  # the tied records hand on the same value
+
+
 def test_most_frequent_breaks_ties_by_first_appearance():
     # 경부선 and 호남선 both appear twice: 경부선 appears first
     assert names(derive(RECORDS, "most_frequent", field="route")) == ["가", "라"]
