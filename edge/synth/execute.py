@@ -36,7 +36,7 @@ from edge.graph.executor import bind_arguments
 from mcp_gateway.runtime.result import Outcome
 
 from .item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
-from .junctions import as_date, as_number, derive, distinct_values, junction_type, pivots
+from .junctions import EXTREMES, as_date, as_number, derive, distinct_values, junction_type, pivots
 from .user_terms import name_field, opaque, spoken_code
 from .walk import LiveGraph, Walk
 
@@ -398,9 +398,9 @@ def _selects_one(records: Sequence[Mapping[str, Any]], operator: str, name: str,
         counts = Counter(str(r.get(name)).strip() for r in records if r.get(name) not in (None, ""))
         top = counts.most_common(2)
         return len(top) == 1 or top[0][1] > top[1][1]
-    read = as_number if operator in ("max", "min") else as_date
+    read, pick = EXTREMES[operator]
     scored = [(v, r) for r in records if (v := read(r.get(name))) is not None]
-    best = (max if operator in ("max", "latest") else min)(v for v, _ in scored)
+    best = pick(v for v, _ in scored)
     return len(distinct_values([r for v, r in scored if v == best], bound)) == 1
 
 
@@ -456,8 +456,12 @@ def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches
                  rng: np.random.Generator) -> Executed:
     if len(branches) > 1:
         groups = [{"label": label, "calls": calls} for label, _, calls in branches]
-        if want is TaskType.MIXED:  # comparing the branches adds a pattern; FAN alone sums them
-            pick = untied(("max", "min", "diff")[int(rng.integers(3))], [len(records) for _, records, _ in branches])
+        counts = [len(records) for _, records, _ in branches]
+        # comparing the branches adds a pattern; FAN alone sums them, and so does a chain whose branches all returned
+        # as many records: their comparison answers 0 whatever was asked (a bill's detail is one record per bill;
+        # 258 of 1,029 items, 2026-12-07)
+        if want is TaskType.MIXED and len(set(counts)) > 1:
+            pick = untied(("max", "min", "diff")[int(rng.integers(3))], counts)
             recipe = {"op": "compare", "groups": groups, "measure": "count", "pick": pick}
             trace.final = {"kind": "compare", "pick": pick, "tool": junctions[-1].target}
             final = FinalType.CMP
@@ -600,8 +604,12 @@ async def run_comparison(draft: Draft, graph: LiveGraph, rng: np.random.Generato
         p = draft.spec(tool).param(differing[0])
         branches = [(_said(p, label, names.spoken), got, calls) for label, got, calls in branches]
     labels = [b[0] for b in branches]
+    counts = [len(got) for _, got, _ in branches]
+    if len(set(counts)) == 1:
+        raise Abandon(f"CMP: every input of {tool} returned {counts[0]} records: the comparison answers nothing")
     if len(differing) == 1 and all(labels) and len(set(labels)) == len(labels):
-        pick = ("max", "min", "diff")[int(rng.integers(3))] if k == 2 else ("max", "min")[int(rng.integers(2))]
+        pick = untied(("max", "min", "diff")[int(rng.integers(3))] if k == 2 else ("max", "min")[int(rng.integers(2))],
+                      counts)
     elif k == 2:
         pick = "diff"
     else:

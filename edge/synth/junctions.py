@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .item import FAN_BUDGET, JunctionType
 
-__all__ = ["DATE_OPERATORS", "NUMERIC_OPERATORS", "OPERATORS", "as_date", "as_number", "derive", "distinct_values",
-           "junction_type", "pivots"]
+__all__ = ["DATE_OPERATORS", "EXTREMES", "NUMERIC_OPERATORS", "OPERATORS", "as_date", "as_number", "derive",
+           "distinct_values", "junction_type", "pivots"]
 
 Record = Mapping[str, Any]
 NUMERIC_OPERATORS = ("max", "min", "ge", "le")
@@ -57,6 +57,11 @@ def as_date(value: Any) -> str | None:
     return "".join(match.groups()) if match else None
 
 
+# operator → (how a record's value is read, which end is kept): the operators that keep one record
+EXTREMES: dict[str, tuple[Callable[[Any], Any], Callable[..., Any]]] = {
+    "max": (as_number, max), "min": (as_number, min), "latest": (as_date, max), "earliest": (as_date, min)}
+
+
 def _text(value: Any) -> str | None:
     return None if value is None or str(value).strip() == "" else str(value).strip()
 
@@ -76,18 +81,13 @@ def derive(records: Sequence[Record], operator: str, *, field: str, pivot: Any =
         raise ValueError(f"unknown DRV operator {operator!r}; known: {', '.join(OPERATORS)}")
     if operator in ("ge", "le", "eq", "date_after") and pivot is None:
         raise ValueError(f"DRV operator {operator!r} needs a pivot")
-    if operator in ("max", "min"):
-        scored = [(n, r) for r in records if (n := as_number(r.get(field))) is not None]
+    if operator in EXTREMES:
+        read, pick = EXTREMES[operator]
+        scored = [(v, r) for r in records if (v := read(r.get(field))) is not None]
         if not scored:
             return []
-        best = (max if operator == "max" else min)(n for n, _ in scored)
-        return [next(r for n, r in scored if n == best)]
-    if operator in ("latest", "earliest"):
-        dated = [(d, r) for r in records if (d := as_date(r.get(field))) is not None]
-        if not dated:
-            return []
-        best = (max if operator == "latest" else min)(d for d, _ in dated)
-        return [next(r for d, r in dated if d == best)]
+        best = pick(v for v, _ in scored)
+        return [next(r for v, r in scored if v == best)]
     if operator in ("ge", "le"):
         limit = as_number(pivot)
         if limit is None:

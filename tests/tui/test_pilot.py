@@ -56,11 +56,15 @@ async def test_search_a_tool_in_korean_and_call_it_through_the_gateway(pilot_hom
         app.poll_gateway()
         await until(pilot, lambda: app.metrics is not None and app.metrics.calls_total >= 1)
         assert app.gateway_state == "connected"
-        app.screen.load_audit()
         audit = app.screen.query_one("#gw-audit", DataTable)
-        await until(pilot, lambda: audit.row_count > 5)  # the fixture's five lines and the call
-        assert [str(c) for c in audit.get_row_at(0)][:4] == ["semantic_success", audit.get_row_at(0)[1], "seoul",
-                                                             "search_subway_stations"]
+
+        def the_call() -> list[str] | None:  # the audit is read again until the call's line is in (its write is
+            app.screen.load_audit()  # the gateway's, not this test's: under load it came after the first read)
+            rows = [[str(c) for c in audit.get_row_at(i)] for i in range(audit.row_count)]
+            return next((r for r in rows if r[3] == "search_subway_stations" and r[0] == "semantic_success"), None)
+
+        await until(pilot, lambda: audit.row_count > 5 and the_call() is not None)  # the fixture's five lines, the call
+        assert the_call()[:4] == ["semantic_success", the_call()[1], "seoul", "search_subway_stations"]
         app.screen.query_one("#f-platform", Input).value = "seoul"
         await pilot.pause()
         assert audit.row_count >= 1 and all(str(audit.get_row_at(i)[2]) == "seoul" for i in range(audit.row_count))

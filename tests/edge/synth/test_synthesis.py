@@ -79,6 +79,9 @@ def test_items_are_valid_tasks_with_their_types_recorded(synthesized):
             assert 1 <= len({str(a.args[j.param]) for a in values}) <= FAN_BUDGET
         if item.task_type is TaskType.MIXED and item.final is FinalType.COND:  # a threshold composes with a chain
             assert len(item.junctions) >= 2, (item.task.id, item.junctions)
+        if item.recipe.get("op") == "compare":  # branches that tie would answer 0 whatever the question asks
+            counts = [sum(item.call_records[c] for c in g["calls"]) for g in item.recipe["groups"]]
+            assert len(set(counts)) > 1, (item.task.id, counts)
         if item.task_type is TaskType.SEM:  # two or three tools asked alike at one step, then the calculator
             first = [a for a in item.task.golden_actions if a.step == item.task.golden_actions[0].step]
             assert 2 <= len({a.tool for a in first}) == len(first) <= 3 and len({str(a.args) for a in first}) == 1
@@ -264,6 +267,26 @@ def test_a_comparison_of_branches_picks_what_names_one_branch():
     recipe = {"op": "compare", "pick": untied("max", [2, 2, 1]), "measure": "count",
               "groups": [{"label": "a", "calls": [0]}, {"label": "b", "calls": [1]}, {"label": "c", "calls": [2]}]}
     assert recompute(recipe, [[{}] * 2, [{}] * 2, [{}]]) == "c"
+
+
+def test_branches_that_tie_are_summed_not_compared():
+    """Comparing branches that returned as many records answers 0 whatever is asked (258 of 1,029 items did: a
+    bill's detail is one record per bill): a MIXED chain sums such branches instead, and compares those that
+    differ."""
+    import numpy as np
+
+    from edge.synth.execute import Trace, _chain_final
+
+    fan = Junction(source="s", target="t", field="f", param="p", cardinality=3, type=JunctionType.FAN)
+
+    def final(counts):
+        branches = [(f"b{k}", [{}] * n, [k]) for k, n in enumerate(counts)]
+        return _chain_final(None, Trace("chain", "s", {}), [fan], branches, TaskType.MIXED, np.random.default_rng(0))
+
+    tied = final([1, 1, 1])
+    assert tied.final is FinalType.SEM and tied.recipe["op"] == "count" and tied.answer[0] == "3"
+    differ = final([1, 4, 2])
+    assert differ.final is FinalType.CMP and differ.recipe["op"] == "compare" and differ.answer[0] != "0"
 
 
 def test_an_item_that_keeps_its_answer_closes_with_the_workspace_call_and_is_scored_on_the_state(graph_path,
