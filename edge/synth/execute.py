@@ -347,8 +347,9 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
                     want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool]:
     """Cross one edge from every branch of a fan-out, in one parallel step: each branch hands on one value and asks
     the target for the same user-given arguments, so one question covers all. A branch carrying one value crosses
-    a SEQ junction; where branches carry more than φ, one selection picks one value in each (its largest, smallest
-    or most frequent: "each member's bill voted on last"), a DRV junction in the middle of the chain."""
+    a SEQ junction; where branches carry more than φ, one selection picks one value in each (its largest, smallest,
+    latest, earliest or most frequent: "each member's bill referred last"), a DRV junction in the middle of the
+    chain."""
     spec = draft.spec(edge.target)
     bounds = []
     for _, records, _ in branches:
@@ -392,7 +393,7 @@ def _selects_one(records: Sequence[Mapping[str, Any]], operator: str, name: str,
     """``operator`` on ``name`` keeps one ``bound`` value of ``records``, and by what it says: no other value ties
     with the largest (smallest, latest, earliest) or with the most frequent one. ``derive`` breaks a tie by record
     order, which no question can say."""
-    if len(distinct_values(derive(records, operator, field=name), bound)) != 1:
+    if len(distinct_values(derive(records, operator, field=name), bound)) != 1:  # what the chain hands on
         return False
     if operator == "most_frequent":
         counts = Counter(str(r.get(name)).strip() for r in records if r.get(name) not in (None, ""))

@@ -70,6 +70,7 @@ def test_a_selection_in_each_branch_says_what_it_keeps():
     assert _selects_one(RECORDS[1:], "most_frequent", "route", "route")  # 호남선 twice, the others once
     ties_one_value = [{"name": "가", "price": "9"}, {"name": "가", "price": "9"}, {"name": "나", "price": "1"}]
     assert _selects_one(ties_one_value, "max", "price", "name")  # the tied records hand on the same value
+    assert not _selects_one(RECORDS, "latest", "kind", "name")  # no date in the field: nothing to select
 
 
 def test_most_frequent_breaks_ties_by_first_appearance():
