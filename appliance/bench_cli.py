@@ -98,10 +98,12 @@ def run(
     _print_coverage(result.out_dir)
 
 
-def run_agent(options: BenchRunOptions):
+def run_agent(options: BenchRunOptions, *, shown: set[str] | None = None):
     """One benchmark run as ``kopa bench run`` makes it (``bench.run_flow.run_bench``, as the console's bench job
     does, with a progress bar on stderr and the metadata DB rows); its ``RunResult``. ``options.tasks`` defaults
-    to the shipped KOPA-Bench set, ``options.run_dir`` to a new ``<home>/runs/bench-<stamp>``.
+    to the shipped KOPA-Bench set, ``options.run_dir`` to a new ``<home>/runs/bench-<stamp>``. ``shown``: notices
+    already printed by earlier runs of one command (each run's gateway says the same about the same bundle), not
+    printed again; the ones this run prints are added.
 
     Raises:
         ValueError: the task file is missing or does not load, the judge profile is incomplete, or the run fails
@@ -113,6 +115,10 @@ def run_agent(options: BenchRunOptions):
     settings = KopaSettings()
 
     def notice(text: str, warning: bool) -> None:
+        if shown is not None:
+            if text in shown:
+                return
+            shown.add(text)
         err.print(f"[yellow]{escape(text)}[/yellow]" if warning else escape(text))
 
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),

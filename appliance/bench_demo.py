@@ -49,8 +49,9 @@ def demo(
         plan.append(BenchRunOptions(agent="local", tasks=DEFAULT_TASKS, rollouts=1, per_domain=local_per_domain,
                                     max_turns=local_max_turns, run_dir=out_dir / "local"))
     rows = []
+    shown: set[str] = set()  # the three runs replay one bundle: what its gateway says is said once
     for options in plan:
-        result = run_agent(options)
+        result = run_agent(options, shown=shown)
         _, html = write_report(load_run(result.out_dir), result.out_dir)
         rows.append((options.agent, result, html))
     comparison = compare_runs(load_run(out_dir / "oracle"), load_run(out_dir / "first-page"))

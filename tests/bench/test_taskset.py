@@ -233,6 +233,8 @@ def test_kopa_bench_demo_replays_the_shipped_set_and_writes_reports(tmp_path, mo
     assert json.loads((out / "oracle" / "run.json").read_text())["summary"]["pass_at"]["1"] == 1.0
     assert "first-page" in (out / "compare-oracle-first-page.md").read_text(encoding="utf-8")
     assert not (tmp_path / "home" / "worlds").exists()
+    # the shipped bundle predates catalog pins: both runs' gateways say so, the demo prints it once
+    assert done.output.count("pins no tool catalog") == 1, done.output
 
 
 def test_kopa_bench_audit_and_stats_on_the_shipped_set():
