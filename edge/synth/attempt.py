@@ -33,6 +33,13 @@ __all__ = ["AttemptJob", "AttemptResult", "GoldenInvocation", "SynthDraft", "att
 # its fan-out, so its walk has one edge (a longer one would only steer the first edge toward tools that go on);
 # SEQ and MIXED ask for two and three at least (Table 10's depth), a chain still ending early where G* does.
 WALK_EDGES = {TaskType.SEQ: (2, 4), TaskType.FAN: (1, 1), TaskType.DRV: (1, 4), TaskType.MIXED: (3, 5)}
+# How often a walk's first call keeps only part of the inputs Phase A saw working (``LiveGraph.start_args``). A SEQ
+# junction passes one value however many records carry it: asked with all of its inputs a start names one entity
+# (one record), asked with part of them it reads several that share the value it hands on (a city's parks → that
+# city's code), Table 11's one-to-many junction. Every SEQ start with two or more inputs is broadened: at 0.7, 44 %
+# of SEQ items read a one-record output (an unscreened 1,000-item run on the 100-round graph, 2026-12-07), 36 % at 1.
+BROADEN = {TaskType.SEQ: 1.0}
+BROADEN_DEFAULT = 0.7
 
 
 def attempt_id(seed: int, attempt: int) -> str:
@@ -111,7 +118,8 @@ async def _execute(draft: SynthDraft, graph: LiveGraph, job: AttemptJob, rng: np
     if want is TaskType.COND:
         return await run_conditional(draft, graph, rng)
     low, high = WALK_EDGES[want]
-    walk = graph.walk(rng, edges=int(rng.integers(low, high + 1)), uses=job.uses)
+    walk = graph.walk(rng, edges=int(rng.integers(low, high + 1)), uses=job.uses,
+                      broaden=BROADEN.get(want, BROADEN_DEFAULT))
     if walk is None:
         raise Abandon("no start tool with known inputs and a live edge")
     return await run_chain(draft, walk, want=want, rng=rng)

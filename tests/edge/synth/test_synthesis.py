@@ -318,3 +318,28 @@ def test_an_item_that_keeps_its_answer_closes_with_the_workspace_call_and_is_sco
         assert outcome.passed and outcome.action.action == 1.0, (task.id, outcome.error)
     with pytest.raises(ValueError, match="save_share"):
         synthesize_into(graph_path, tmp_path / "bad", n=1, save_share=1.5)
+
+
+def test_a_seq_chain_starts_from_part_of_what_named_one_entity(graph_path, tmp_path):
+    """A SEQ start with two or more known inputs keeps only part of them (``attempt.BROADEN``), so its one value is
+    read from every record that carries it rather than from the one record all of its inputs name."""
+    from edge.graph.store import GraphStore
+    from edge.synth.walk import LiveGraph
+
+    store = GraphStore.open(graph_path, read_only=True)
+    try:
+        graph = LiveGraph.from_store(store, load_catalog())
+    finally:
+        store.close()
+    done = synthesize_into(graph_path, tmp_path / "c", n=10, seed=3, screen=False, type_mix={TaskType.SEQ: 1.0})
+    seq = [i for i in done.items if i.task_type is TaskType.SEQ]
+    assert len(seq) >= 5, done.abandoned.most_common(5)
+    broadened = 0
+    for item in seq:
+        start = item.junctions[0].source
+        call = next(a for a in item.task.golden_actions if a.tool == start)
+        whole = [known for known in graph.inputs[start] if len(known) >= 2]
+        # no start call is asked with every input of a multi-input one Phase A saw working
+        assert not any(known.items() <= call.args.items() for known in whole), (item.task.id, call.args)
+        broadened += bool(whole)
+    assert broadened, "no SEQ start had a multi-input to broaden: the graph no longer tests the rule"
