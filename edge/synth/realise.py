@@ -32,20 +32,37 @@ _PAREN = re.compile(r"\s*\(([^()]*)\)")
 _ASCII_WORD = re.compile(r"\s*\b[A-Za-z_][A-Za-z0-9_]*\b\s*")
 _ENDINGS = re.compile(r"\s*(을|를|이|가)?\s*(조회합니다|찾습니다|제공합니다|돌려줍니다|확인합니다|검색합니다|입니다|검색)\.?$")
 _DATE8 = re.compile(r"^((?:19|20)\d{2})-?(\d{2})-?(\d{2})$")
+_BY_KEY = re.compile(r"^(.+?)[을를] (\S+별)로$")
 _MONTH = re.compile(r"^((?:19|20)\d{2})-?(\d{2})$")
 
 
-def _coda(word: str) -> bool | None:
-    """Whether the last syllable of ``word`` ends in a consonant (None: not Hangul or a digit)."""
-    word = word.rstrip(" )'\"")
+_TRAILING_PAREN = re.compile(r"\s*\([^()]*\)$")
+# the final consonant (종성 index, 0 = none) of each digit's reading: 영 일 이 삼 사 오 육 칠 팔 구
+_DIGIT_FINAL = {"0": 21, "1": 8, "2": 0, "3": 16, "4": 0, "5": 0, "6": 1, "7": 8, "8": 8, "9": 0}
+_RIEUL = 8
+
+
+def _final(word: str) -> int | None:
+    """The final consonant (종성 index; 0: the syllable ends in a vowel) of how ``word`` is read before a particle;
+    None when its end is neither Hangul nor a digit. A parenthetical at the end is not read, so the particle
+    follows the word before it ("공원면적(㎡)이", "보육아동수(명)가"); a number ending in 0 reads 십, 백, 천 or 만."""
+    word = word.rstrip(" '\"")
+    while (bare := _TRAILING_PAREN.sub("", word).rstrip(" '\"")) != word and bare:
+        word = bare
     if not word:
         return None
     last = word[-1]
     if "가" <= last <= "힣":
-        return (ord(last) - 0xAC00) % 28 != 0
+        return (ord(last) - 0xAC00) % 28
     if last.isdigit():
-        return last in "013678"  # 영 일 삼 육 칠 팔 end in a consonant; 이 사 오 구 do not
+        return _DIGIT_FINAL.get(last, 0)
     return None
+
+
+def _coda(word: str) -> bool | None:
+    """Whether ``word``, read aloud, ends in a consonant (None: its end is neither Hangul nor a digit)."""
+    final = _final(word)
+    return None if final is None else final != 0
 
 
 def _particle(word: str, with_coda: str, without: str) -> str:
@@ -74,10 +91,9 @@ def iraneun(word: str) -> str:
 
 
 def ro(word: str) -> str:
-    last = word.rstrip()[-1:] if word.strip() else ""
-    if "가" <= last <= "힣" and (ord(last) - 0xAC00) % 28 not in (0, 8):  # ㄹ받침 takes 로
-        return word + "으로"
-    return word + "로"
+    """'회사명' → '회사명으로', '기준일' → '기준일로' (a ㄹ final takes 로, as a vowel does)."""
+    final = _final(word)
+    return word + ("으로" if final not in (None, 0, _RIEUL) else "로")
 
 
 def _clean(text: str) -> str:
@@ -98,6 +114,7 @@ def topic(spec: Any) -> str:
     """What a tool is about, as a noun phrase ("고속도로 휴게소 위치 목록")."""
     first = re.split(r"(?<=[.])\s", spec.description_ko.strip(), maxsplit=1)[0]
     text = _ENDINGS.sub("", _clean(first)).strip(" .")
+    text = _BY_KEY.sub(r"\2 \1", text)  # "…기본정보를 기준일자별로 조회" ends adverbially: "기준일자별 …기본정보"
     return text or spec.name
 
 
@@ -151,8 +168,8 @@ def _conditions(spec: Any, args: Mapping[str, Any], spoken: Mapping[str, tuple[s
 _OPERATOR = {
     "max": ("{f}{i} 가장 큰", "{f}{i} 제일 높은"),
     "min": ("{f}{i} 가장 작은", "{f}{i} 제일 낮은"),
-    "ge": ("{f}{i} {p} 이상인", "{f}{i} {p}을 넘거나 같은"),
-    "le": ("{f}{i} {p} 이하인", "{f}{i} {p}을 넘지 않는"),
+    "ge": ("{f}{i} {p} 이상인", "{f}{i} {pe} 넘거나 같은"),
+    "le": ("{f}{i} {p} 이하인", "{f}{i} {pe} 넘지 않는"),
     "eq": ("{f}{i} {p}인", "{f}{i} '{p}'에 해당하는"),
     "date_after": ("{f}{i} {p} 이후인", "{f}{i} {p}보다 늦은"),
     "latest": ("{f}{i} 가장 최근인", "{f}{i} 제일 늦은"),
@@ -168,14 +185,14 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
     given = _conditions(target, hop.given, spoken)
     to = f"{given} {to}" if given else to
     if hop.each and j.operator == "most_frequent":  # after a fan-out, each branch's own selection goes on
-        forms = (f"각각 가장 자주 나오는 {what}에 해당하는 {to}", f"각자 제일 많이 나오는 {what}로 찾은 {to}",
+        forms = (f"각각 가장 자주 나오는 {what}에 해당하는 {to}", f"각자 제일 많이 나오는 {ro(what)} 찾은 {to}",
                  f"그 각각에서 가장 흔한 {what}의 {to}")
     elif hop.each and j.operator is not None:
         which = _which(j, source, hop, choice)
-        forms = (f"각각 그중 {which} 항목의 {what}에 해당하는 {to}", f"각자 {which} 것의 {what}로 찾은 {to}",
+        forms = (f"각각 그중 {which} 항목의 {what}에 해당하는 {to}", f"각자 {which} 것의 {ro(what)} 찾은 {to}",
                  f"그 각각에서 {which} 쪽 {what}의 {to}")
     elif hop.each:  # after a fan-out: every branch goes on with its own value
-        forms = (f"각각 거기 나온 {what}에 해당하는 {to}", f"그 각각의 {what}로 본 {to}", f"각 {what}의 {to}")
+        forms = (f"각각 거기 나온 {what}에 해당하는 {to}", f"그 각각의 {ro(what)} 본 {to}", f"각 {what}의 {to}")
     elif j.type is JunctionType.SEQ:
         forms = (f"거기 나온 {what}에 해당하는 {to}", f"그 {eul(what)} 기준으로 본 {to}", f"같은 {what}의 {to}")
     elif j.type is JunctionType.FAN:
@@ -183,7 +200,7 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
     else:
         which = _which(j, source, hop, choice)
         many = "들" if len(hop.values) > 1 else ""
-        forms = (f"그중 {which} 항목{many}의 {what}에 해당하는 {to}", f"{which} 것{many}의 {what}로 찾은 {to}",
+        forms = (f"그중 {which} 항목{many}의 {what}에 해당하는 {to}", f"{which} 것{many}의 {ro(what)} 찾은 {to}",
                  f"그 가운데 {which} 쪽{many} {what}의 {to}")
     return forms[choice % len(forms)]
 
@@ -193,7 +210,8 @@ def _which(j: Any, source: Any, hop: Hop, choice: int) -> str:
     op_field = field_name(source, hop.op_field or j.field)
     pivot = naturalise(j.pivot, op_field) if j.pivot is not None else ""
     templates = _OPERATOR[j.operator or "max"]
-    return templates[choice % len(templates)].format(f=op_field, i=("이" if _coda(op_field) else "가"), p=pivot)
+    return templates[choice % len(templates)].format(f=op_field, i=ga(op_field)[len(op_field):], p=pivot,
+                                                     pe=eul(pivot))
 
 
 _COUNT = ("모두 몇 건인가요?", "전부 몇 개예요?", "몇 건이나 되는지 알려 주세요.", "해당하는 게 몇 건 있나요?",

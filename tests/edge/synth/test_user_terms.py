@@ -7,7 +7,7 @@ import numpy as np
 
 from edge.filter.user_voice import query_defects
 from edge.synth.execute import Trace
-from edge.synth.realise import param_name, realise, say, topic
+from edge.synth.realise import eul, ga, param_name, realise, ro, say, topic
 from edge.synth.user_terms import code_table, label, opaque, spoken_code, world_name
 from edge.synth.walk import _user_known
 from mcp_gateway.catalog import load_catalog
@@ -85,3 +85,20 @@ def test_defect_detection_agrees_with_the_realiser_on_a_stated_code():
                           golden_actions=actions, platforms=["seoul"], available_tools=[SEOUL.name]))
     assert [k for k, _ in query_defects(raw, CATALOG)] == ["the query states a code as a code"]
     assert query_defects(said, CATALOG) == []
+
+
+def test_particles_follow_the_word_as_it_is_read():
+    # a final consonant, a vowel; ㄹ takes 로 as a vowel does
+    assert [ro("회사명"), ro("어린이집유형"), ro("기준일"), ro("시군코드")] == [
+        "회사명으로", "어린이집유형으로", "기준일로", "시군코드로"]
+    # numbers by their Korean reading: 272 이백칠십이, 30 삼십, 1523.2 …점 이, 17 십칠
+    assert [eul("272"), eul("30"), eul("1523.2"), ro("17"), ro("3")] == ["272를", "30을", "1523.2를", "17로", "3으로"]
+    # a parenthetical at the end is not read: the particle follows the word before it
+    assert [ga("공원면적(㎡)"), ga("보육아동수(명)"), ga("공원면적(천㎡)"), eul("영업소명 (가)")] == [
+        "공원면적(㎡)이", "보육아동수(명)가", "공원면적(천㎡)이", "영업소명 (가)을"]
+    assert ga("ABC") == "ABC가"  # neither Hangul nor a digit: the vowel form
+
+
+def test_a_topic_is_a_noun_phrase_even_where_the_description_ends_by_a_key():
+    # "상장종목 기본정보를 기준일자별로 조회합니다." would make "…기본정보를 기준일자별로를 보고" in a question
+    assert topic(CATALOG.get("get_listed_stock_item_info")) == "기준일자별 상장종목 기본정보"
