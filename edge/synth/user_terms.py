@@ -70,9 +70,12 @@ def identifier_param(param: Any) -> bool:
 
 
 def spoken_code(param: Any, value: Any) -> tuple[str, str] | None:
-    """(what it is, the word) for a code the parameter's description explains: ('영업상태', '폐업') for 03."""
-    word = code_table(param.description_ko).get(str(value).strip())
-    if word is None or not identifier_param(param):
+    """(what it is, the word) for a code the parameter's description explains: ('영업상태', '폐업') for 03, ('법인구분',
+    '코스닥') for K. The description's table counts on an identifier parameter, and on any other where it lists two
+    codes or more (a lone example, '대수(예: 22 = 제22대 국회)', names a value, not a code table)."""
+    table = code_table(param.description_ko)
+    word = table.get(str(value).strip())
+    if word is None or not (identifier_param(param) or len(table) >= 2):
         return None
     what = re.sub(r"\s+구분코드$|\s*코드$", "", label(param.description_ko)).strip() or label(param.description_ko)
     return what, word

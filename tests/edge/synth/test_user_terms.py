@@ -102,3 +102,12 @@ def test_particles_follow_the_word_as_it_is_read():
 def test_a_topic_is_a_noun_phrase_even_where_the_description_ends_by_a_key():
     # "상장종목 기본정보를 기준일자별로 조회합니다." would make "…기본정보를 기준일자별로를 보고" in a question
     assert topic(CATALOG.get("get_listed_stock_item_info")) == "기준일자별 상장종목 기본정보"
+
+
+def test_a_code_table_on_a_parameter_not_named_a_code_is_said_in_words():
+    disclosures = CATALOG.get("search_dart_disclosures")
+    assert spoken_code(disclosures.param("corp_cls"), "K") == ("법인구분", "코스닥")  # 'Y 유가증권시장, K 코스닥, …'
+    assert spoken_code(disclosures.param("pblntf_detail_ty"), "A001") == ("공시상세유형", "사업보고서")
+    assert not opaque(disclosures.param("corp_cls"), "K")
+    # one example is no code table: the assembly term stays a number
+    assert spoken_code(CATALOG.get("search_member_sponsored_bills").param("AGE"), "22") is None
