@@ -97,8 +97,9 @@ def query_defects(item: SynthItem, catalog: Any = None) -> list[tuple[str, str]]
                     found[DESCRIPTION_COPY] = repr(remark)
         if not text or not _appears(text, query):
             continue
-        if spoken_code(p, text) is not None:
-            found.setdefault(RAW_CODE, f"{name}={text}")
+        if (spoken := spoken_code(p, text)) is not None:
+            if spoken[1] not in query:  # said in words ('출구'), its digit is another number's ('1주 전')
+                found.setdefault(RAW_CODE, f"{name}={text}")
         elif len(text) >= 2 and opaque(p, text):
             found.setdefault(OPAQUE_ID, f"{name}={text}")
     return [(kind, found[kind]) for kind in DEFECTS if kind in found]
