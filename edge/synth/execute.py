@@ -219,11 +219,32 @@ def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
 
 
 def _primary(plan: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]]) -> tuple[str, str] | None:
-    """(param, field) of the plan's first upstream binding whose field the records fill."""
+    """(param, field) of the plan's upstream binding whose field takes the most distinct values in the records (the
+    first in plan order on a tie): the one that picks what the target is asked about. A vote list hands on the
+    assembly term every record shares and the bill's id: the junction is the bill's (892 values, a DRV), not the
+    term's (one value, which made "one bill" a record-order pick no question could say)."""
+    best: tuple[int, str, str] | None = None
     for source in plan:
-        if source["kind"] == "upstream" and distinct_values(records, source["field"]):
-            return source["param"], source["field"]
-    return None
+        if source["kind"] == "upstream" and (n := len(distinct_values(records, source["field"]))):
+            if best is None or n > best[0]:
+                best = (n, source["param"], source["field"])
+    return None if best is None else best[1:]
+
+
+def _check_determined(plan: Sequence[Mapping[str, Any]], records: Sequence[Mapping[str, Any]], bound: str,
+                      value: str, edge: Any) -> None:
+    """Every other upstream field the plan binds takes one value over the records carrying ``value`` in ``bound``:
+    else which one the target is asked with would be the first record's, a pick no question can say.
+
+    Raises:
+        Abandon: another bound field varies with the same ``value``.
+    """
+    carrying = [r for r in records if str(r.get(bound)).strip() == value]
+    for source in plan:
+        if source["kind"] == "upstream" and source["field"] != bound \
+                and len(distinct_values(carrying, source["field"])) > 1:
+            raise Abandon(f"{edge.source} → {edge.target}: {source['field']} varies among the records whose {bound} "
+                          f"is {value!r}")
 
 
 def _label_field(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]], bound: str) -> str:
@@ -325,6 +346,7 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
     next_branches = []
     given: dict[str, Any] = {}
     for value in chosen:
+        _check_determined(edge.plan, source_records, bound, value, edge)
         representative = next(r for r in source_records if str(r.get(bound)).strip() == value)
         args = bind_arguments(edge.plan, representative, spec, rng)
         given = {s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args}
@@ -368,6 +390,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
     for label, records, _ in branches:
         picked = records if operator is None else derive(records, operator, field=op_field)
         value = distinct_values(picked, bound)[0]
+        _check_determined(edge.plan, picked, bound, value, edge)
         representative = next(r for r in picked if str(r.get(bound)).strip() == value)
         args = bind_arguments(edge.plan, representative, spec, rng)
         givens.append({s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args})
