@@ -17,7 +17,7 @@ from edge.filter.contamination import ContaminationAudit
 from edge.filter.funnel import run_funnel
 from edge.synth.answer import arithmetic, recompute
 from edge.synth.build import GIVE_UP, TABLE_12, quotas
-from edge.synth.execute import classify, untied
+from edge.synth.execute import Abandon, _check_determined, _primary, classify, untied
 from edge.synth.item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
 from edge.synth.validity import check_validity, replay_records
 from mcp_gateway.catalog import load_catalog
@@ -347,3 +347,21 @@ def test_a_seq_chain_starts_from_part_of_what_named_one_entity(graph_path, tmp_p
         assert not any(known.items() <= call.args.items() for known in whole), (item.task.id, call.args)
         broadened += bool(whole)
     assert broadened, "no SEQ start had a multi-input to broaden: the graph no longer tests the rule"
+
+
+def test_a_junction_is_the_bound_field_that_picks_what_the_target_is_asked_about():
+    plan = [{"kind": "upstream", "param": "AGE", "field": "AGE"},
+            {"kind": "upstream", "param": "BILL_ID", "field": "BILL_ID"}]
+    votes = [{"AGE": "22", "BILL_ID": f"PRC_{n}", "HOUSE": "본회의" if n % 2 else "위원회"} for n in range(6)]
+    assert _primary(plan, votes) == ("BILL_ID", "BILL_ID")  # six bills, one term: the junction is the bill's
+    assert _primary(plan, votes[:1]) == ("AGE", "AGE")  # a tie goes to the plan's order
+    assert _primary([{"kind": "given", "param": "AGE", "value": "22"}], votes) is None
+
+    class Edge:
+        source, target = "votes", "detail"
+
+    _check_determined(plan, votes, "BILL_ID", "PRC_3", Edge)  # the term follows from the bill
+    by_term = [{"kind": "upstream", "param": "AGE", "field": "AGE"},
+               {"kind": "upstream", "param": "HOUSE", "field": "HOUSE"}]
+    with pytest.raises(Abandon, match="HOUSE varies among the records whose AGE is '22'"):
+        _check_determined(by_term, votes, "AGE", "22", Edge)  # which house would be the first record's pick
