@@ -33,6 +33,16 @@ _ASCII_WORD = re.compile(r"\s*\b[A-Za-z_][A-Za-z0-9_]*\b\s*")
 _ENDINGS = re.compile(r"\s*(을|를|이|가)?\s*(조회합니다|찾습니다|제공합니다|돌려줍니다|확인합니다|검색합니다|입니다|검색)\.?$")
 _DATE8 = re.compile(r"^((?:19|20)\d{2})-?(\d{2})-?(\d{2})$")
 _BY_KEY = re.compile(r"^(.+?)[을를] (\S+별)로$")
+# what a description says besides its subject, which a question naming the data drops: the source or the key it is
+# looked up by ("국가법령정보센터에서 현행 법령" → "현행 법령"), a platform prefix ("학교알리미 공시: …"), "…를 모두"
+_TOPIC_REWRITES = (
+    (re.compile(r"^\S+(?:센터|포털)에서 "), ""),
+    (re.compile(r"^.+?(?:정보|데이터)로 (?=\S)"), ""),
+    (re.compile(r"^.+? 기준으로 (?=\S)"), ""),
+    (re.compile(r"^[^:]+: "), ""),
+    (re.compile(r"[을를] 모두$"), ""),
+    (re.compile(r"^(\S+)명(?:\(또는 [^()]*\))?으로 (\S+)$"), r"\1 \2"),  # "회사명(또는 종목코드)으로 고유번호"
+)
 _MONTH = re.compile(r"^((?:19|20)\d{2})-?(\d{2})$")
 
 
@@ -115,6 +125,8 @@ def topic(spec: Any) -> str:
     first = re.split(r"(?<=[.])\s", spec.description_ko.strip(), maxsplit=1)[0]
     text = _ENDINGS.sub("", _clean(first)).strip(" .")
     text = _BY_KEY.sub(r"\2 \1", text)  # "…기본정보를 기준일자별로 조회" ends adverbially: "기준일자별 …기본정보"
+    for pattern, replacement in _TOPIC_REWRITES:
+        text = pattern.sub(replacement, text)
     return text or spec.name
 
 

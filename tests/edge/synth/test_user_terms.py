@@ -102,6 +102,11 @@ def test_particles_follow_the_word_as_it_is_read():
 def test_a_topic_is_a_noun_phrase_even_where_the_description_ends_by_a_key():
     # "상장종목 기본정보를 기준일자별로 조회합니다." would make "…기본정보를 기준일자별로를 보고" in a question
     assert topic(CATALOG.get("get_listed_stock_item_info")) == "기준일자별 상장종목 기본정보"
+    # the data, without its source, the key it is looked up by, or a platform prefix
+    assert [topic(CATALOG.get(t)) for t in ("search_laws", "get_stock_price_trend", "get_rest_area_oil_list",
+                                            "school_basic_disclosure", "find_dart_corp_code")] == [
+        "현행 법령", "상장 종목의 일별 시세", "휴게소 주유소의 유가와 정유사", "한 시군구의 한 학교급 학교 기본정보",
+        "회사 고유번호"]
 
 
 def test_a_code_table_on_a_parameter_not_named_a_code_is_said_in_words():
