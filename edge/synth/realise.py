@@ -209,6 +209,9 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
         forms = (f"거기 나온 {what}에 해당하는 {to}", f"그 {eul(what)} 기준으로 본 {to}", f"같은 {what}의 {to}")
     elif j.type is JunctionType.FAN:
         forms = (f"거기 나온 {what} 각각의 {to}", f"{what}마다 {to}", f"그 {what}별 {to}")
+    elif j.operator == "most_frequent":  # the value selected is the bound one: said once ("…금융회사명의 쪽 금융회사명의")
+        forms = (f"그중 가장 자주 나오는 {what}에 해당하는 {to}", f"제일 많이 등장하는 {ro(what)} 찾은 {to}",
+                 f"그 가운데 가장 흔한 {what}의 {to}")
     else:
         which = _which(j, source, hop, choice)
         many = "들" if len(hop.values) > 1 else ""

@@ -116,3 +116,15 @@ def test_a_code_table_on_a_parameter_not_named_a_code_is_said_in_words():
     assert not opaque(disclosures.param("corp_cls"), "K")
     # one example is no code table: the assembly term stays a number
     assert spoken_code(CATALOG.get("search_member_sponsored_bills").param("AGE"), "22") is None
+
+
+def test_a_most_frequent_selection_names_its_field_once():
+    from edge.synth.execute import Hop
+    from edge.synth.item import Junction, JunctionType
+    from edge.synth.realise import _hop_phrase
+
+    votes = Junction(source="get_member_votes_on_bill", target="get_national_assembly_members", field="POLY_NM",
+                     param="POLY_NM", cardinality=12, type=JunctionType.DRV, operator="most_frequent")
+    phrases = [_hop_phrase(Hop(votes, {}, "POLY_NM", ("더불어민주당",)), CATALOG, choice, {}) for choice in range(3)]
+    assert [p.count("정당명") for p in phrases] == [1, 1, 1], phrases
+    assert "제일 많이 등장하는 정당명으로 찾은" in phrases[1] and not any("의 쪽" in p for p in phrases)
