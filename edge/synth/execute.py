@@ -499,6 +499,8 @@ def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches
     lookup = _lookup(draft, tool, records, calls, trace, rng)
     single = classify(junctions, FinalType.SEM)
     if want is TaskType.MIXED and single is not TaskType.MIXED:
+        if lookup[0]["op"] != "field":  # "if there are 23 or more, the count; else just the count" asks no condition
+            raise Abandon(f"{tool}: a threshold would decide between the count and the count (no one-valued field)")
         n = len(records)  # a COND final turns a one-pattern chain into a MIXED one
         threshold = max(1, n + int(rng.integers(-1, 2)))
         cmp = ("ge", "le")[int(rng.integers(2))]

@@ -79,6 +79,8 @@ def test_items_are_valid_tasks_with_their_types_recorded(synthesized):
             assert 1 <= len({str(a.args[j.param]) for a in values}) <= FAN_BUDGET
         if item.task_type is TaskType.MIXED and item.final is FinalType.COND:  # a threshold composes with a chain
             assert len(item.junctions) >= 2, (item.task.id, item.junctions)
+            if item.recipe["op"] == "cond":  # and its branches ask different things
+                assert item.recipe["then"] != item.recipe["else"], (item.task.id, item.recipe)
         if item.recipe.get("op") == "compare":  # branches that tie would answer 0 whatever the question asks
             counts = [sum(item.call_records[c] for c in g["calls"]) for g in item.recipe["groups"]]
             assert len(set(counts)) > 1, (item.task.id, counts)

@@ -174,7 +174,9 @@ def test_a_threshold_on_a_one_junction_chain_is_no_mixed_item():
 
     mixed = asyncio.run(attempts(TaskType.MIXED))
     dropped = [r for r in mixed if r.executed is None]
-    assert dropped and all("a threshold on a one-junction chain" in r.reason for r in dropped)
+    # where the rest area's menus name no one-valued field, the threshold would ask the count either way: dropped first
+    one_junction = [r for r in dropped if "a threshold on a one-junction chain" in r.reason]
+    assert one_junction and all(r in one_junction or "between the count and the count" in r.reason for r in dropped)
     kept = [r.executed for r in mixed if r.executed is not None]
     assert kept  # a route's several rest areas fan out: compared (FAN + CMP) or, where they tie, summed (FAN)
     assert all(e.final is not FinalType.COND and len(e.junctions) == 1 for e in kept)
