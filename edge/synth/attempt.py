@@ -24,7 +24,7 @@ from bench.taskset.draft import Draft, DraftError
 from .execute import Abandon, Executed, run_chain, run_comparison, run_conditional, run_semantic
 from .item import TaskType
 from .lookups import add_lookups
-from .walk import LiveGraph
+from .walk import START_BROADEN, LiveGraph
 
 __all__ = ["AttemptJob", "AttemptResult", "GoldenInvocation", "SynthDraft", "attempt_id", "replay_calls",
            "run_attempt"]
@@ -38,8 +38,7 @@ WALK_EDGES = {TaskType.SEQ: (2, 4), TaskType.FAN: (1, 1), TaskType.DRV: (1, 4), 
 # (one record), asked with part of them it reads several that share the value it hands on (a city's parks → that
 # city's code), Table 11's one-to-many junction. Every SEQ start with two or more inputs is broadened: at 0.7, 44 %
 # of SEQ items read a one-record output (an unscreened 1,000-item run on the 100-round graph, 2026-12-07), 36 % at 1.
-BROADEN = {TaskType.SEQ: 1.0}
-BROADEN_DEFAULT = 0.7
+BROADEN = {TaskType.SEQ: 1.0}  # the other classes: START_BROADEN
 
 
 def attempt_id(seed: int, attempt: int) -> str:
@@ -119,7 +118,7 @@ async def _execute(draft: SynthDraft, graph: LiveGraph, job: AttemptJob, rng: np
         return await run_conditional(draft, graph, rng)
     low, high = WALK_EDGES[want]
     walk = graph.walk(rng, edges=int(rng.integers(low, high + 1)), uses=job.uses,
-                      broaden=BROADEN.get(want, BROADEN_DEFAULT))
+                      broaden=BROADEN.get(want, START_BROADEN))
     if walk is None:
         raise Abandon("no start tool with known inputs and a live edge")
     return await run_chain(draft, walk, want=want, rng=rng)

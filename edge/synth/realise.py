@@ -186,7 +186,6 @@ _OPERATOR = {
     "date_after": ("{f}{i} {p} 이후인", "{f}{i} {p}보다 늦은"),
     "latest": ("{f}{i} 가장 최근인", "{f}{i} 제일 늦은"),
     "earliest": ("{f}{i} 가장 이른", "{f}{i} 제일 오래된"),
-    "most_frequent": ("가장 자주 나오는 {f}의", "제일 많이 등장하는 {f}의"),
 }
 
 
@@ -196,9 +195,10 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
     what, to = field_name(source, j.field), topic(target)
     given = _conditions(target, hop.given, spoken)
     to = f"{given} {to}" if given else to
-    if hop.each and j.operator == "most_frequent":  # after a fan-out, each branch's own selection goes on
-        forms = (f"각각 가장 자주 나오는 {what}에 해당하는 {to}", f"각자 제일 많이 나오는 {ro(what)} 찾은 {to}",
-                 f"그 각각에서 가장 흔한 {what}의 {to}")
+    if j.operator == "most_frequent":  # the value selected is the bound one: its field said once
+        lead = ("각각", "각자 ", "그 각각에서") if hop.each else ("그중", "", "그 가운데")  # each: every branch's own
+        forms = (f"{lead[0]} 가장 자주 나오는 {what}에 해당하는 {to}", f"{lead[1]}제일 많이 나오는 {ro(what)} 찾은 {to}",
+                 f"{lead[2]} 가장 흔한 {what}의 {to}")
     elif hop.each and j.operator is not None:
         which = _which(j, source, hop, choice)
         forms = (f"각각 그중 {which} 항목의 {what}에 해당하는 {to}", f"각자 {which} 것의 {ro(what)} 찾은 {to}",
@@ -209,9 +209,6 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
         forms = (f"거기 나온 {what}에 해당하는 {to}", f"그 {eul(what)} 기준으로 본 {to}", f"같은 {what}의 {to}")
     elif j.type is JunctionType.FAN:
         forms = (f"거기 나온 {what} 각각의 {to}", f"{what}마다 {to}", f"그 {what}별 {to}")
-    elif j.operator == "most_frequent":  # the value selected is the bound one: said once ("…금융회사명의 쪽 금융회사명의")
-        forms = (f"그중 가장 자주 나오는 {what}에 해당하는 {to}", f"제일 많이 등장하는 {ro(what)} 찾은 {to}",
-                 f"그 가운데 가장 흔한 {what}의 {to}")
     else:
         which = _which(j, source, hop, choice)
         many = "들" if len(hop.values) > 1 else ""

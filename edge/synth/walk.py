@@ -50,9 +50,10 @@ from edge.graph.store import GraphStore, StoredEdge
 
 from .user_terms import opaque
 
-__all__ = ["MAX_WALK_EDGES", "LiveGraph", "Walk", "edge_key", "pass_through", "relay"]
+__all__ = ["MAX_WALK_EDGES", "START_BROADEN", "LiveGraph", "Walk", "edge_key", "pass_through", "relay"]
 
 MAX_WALK_EDGES = 5
+START_BROADEN = 0.7  # how often a walk's first call keeps only part of its known inputs (start_args)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ class LiveGraph:
         return seen
 
     def walk(self, rng: np.random.Generator, *, edges: int, start: str | None = None,
-             broaden: float = 0.7, uses: Mapping[str, int] | None = None) -> Walk | None:
+             broaden: float = START_BROADEN, uses: Mapping[str, int] | None = None) -> Walk | None:
         """A walk of 1..``edges`` edges (fewer where the graph ends), or None when there is nowhere to start.
 
         ``uses`` counts start tools and edges (``edge_key``) in the items kept so far: each choice is discounted

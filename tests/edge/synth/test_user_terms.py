@@ -127,4 +127,4 @@ def test_a_most_frequent_selection_names_its_field_once():
                      param="POLY_NM", cardinality=12, type=JunctionType.DRV, operator="most_frequent")
     phrases = [_hop_phrase(Hop(votes, {}, "POLY_NM", ("더불어민주당",)), CATALOG, choice, {}) for choice in range(3)]
     assert [p.count("정당명") for p in phrases] == [1, 1, 1], phrases
-    assert "제일 많이 등장하는 정당명으로 찾은" in phrases[1] and not any("의 쪽" in p for p in phrases)
+    assert "제일 많이 나오는 정당명으로 찾은" in phrases[1] and not any("의 쪽" in p for p in phrases)
