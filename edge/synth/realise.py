@@ -24,7 +24,7 @@ import numpy as np
 
 from .execute import Hop, Trace
 from .item import JunctionType
-from .user_terms import label, spoken_code
+from .user_terms import label, spoken_code, yes_no_flag
 
 __all__ = ["leaks", "naturalise", "realise", "topic"]
 
@@ -164,17 +164,31 @@ def naturalise(value: Any, description: str = "") -> str:
 
 
 def _conditions(spec: Any, args: Mapping[str, Any], spoken: Mapping[str, tuple[str, str]] | None = None) -> str:
-    """'노선명이 경부선이고 영업상태가 폐업인' for a tool's user-given arguments."""
-    parts: list[tuple[str, str]] = []
+    """'노선명이 경부선이고 영업상태가 폐업인', '예금보험 대상에 해당하고 상품명이 …인' for a tool's user-given
+    arguments."""
+    said: list[tuple[str, str]] = []
+    parts: list[tuple[str, str]] = []  # each condition joined to the next, and as the last
     for name in sorted(args):
         p = spec.param(name)
         if p is None or p.is_generic or args[name] in (None, ""):
             continue
-        if (part := say(spec, name, args[name], spoken)) not in parts:  # a code named like a given name: once
-            parts.append(part)
+        if (part := say(spec, name, args[name], spoken)) in said:  # a code named like a given name: once
+            continue
+        said.append(part)
+        if (flag := yes_no_flag(p.description_ko, args[name])) is not None:
+            parts.append(flag_forms(*flag))
+        else:
+            parts.append((f"{ga(part[0])} {part[1]}이고", f"{ga(part[0])} {part[1]}인"))
     if not parts:
         return ""
-    return "이고 ".join(f"{ga(label)} {value}" for label, value in parts) + "인"
+    return " ".join([joined for joined, _ in parts[:-1]] + [parts[-1][1]])
+
+
+def flag_forms(thing: str, holds: bool) -> tuple[str, str]:
+    """A yes/no condition joined to the next and as the last: ('분교에 해당하고', '분교에 해당하는'), and '…에 해당하지
+    않고/않는' (one form fits a status, '예금보험 대상', and an act, 'LPG 판매', alike)."""
+    verb = "해당하" if holds else "해당하지 않"
+    return f"{thing}에 {verb}고", f"{thing}에 {verb}는"
 
 
 _OPERATOR = {
@@ -220,6 +234,9 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
 def _which(j: Any, source: Any, hop: Hop, choice: int) -> str:
     """What a DRV selection keeps, in words: '공포일자가 가장 큰', '금액이 1000 이상인'."""
     op_field = field_name(source, hop.op_field or j.field)
+    description = next((f.description_ko for f in source.output if f.name == (hop.op_field or j.field)), "")
+    if j.operator == "eq" and (flag := yes_no_flag(description, j.pivot)) is not None:
+        return flag_forms(*flag)[1]  # '대표메뉴에 해당하는', not '대표메뉴 여부가 Y인'
     pivot = naturalise(j.pivot, op_field) if j.pivot is not None else ""
     templates = _OPERATOR[j.operator or "max"]
     return templates[choice % len(templates)].format(f=op_field, i=ga(op_field)[len(op_field):], p=pivot,

@@ -3,6 +3,7 @@
     label(p.description_ko)            # '휴게소명' for '휴게소명(예: 만남의광장(부산)휴게소), 완전일치'
     code_table(p.description_ko)       # {'01': '영업/정상', '02': '휴업', '03': '폐업'} for '영업상태코드(01 영업/정상, …)'
     spoken_code(p, "03")               # ('영업상태', '폐업'): a code said in words, from the catalog's code table
+    yes_no_flag("분교 여부(Y/N)", "N")   # ('분교', False): said as what it asks ('분교에 해당하지 않는'), not as N
     opaque(p, "PRC_C5J6O9N9…")         # True: an identifier no user knows (a bill id, a rest-area code, an ISIN)
     world_name(spec, "SIGUN_CD", "41130", records)   # ('시군명', '성남시'): the world's name for a code
 
@@ -17,8 +18,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["code_table", "identifier_param", "label", "name_field", "opaque", "spoken_code", "strip_parens",
-           "world_name"]
+__all__ = ["FLAG_WORDS", "code_table", "identifier_param", "label", "name_field", "opaque", "spoken_code",
+           "strip_parens", "world_name", "yes_no_flag"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _ENTRY = re.compile(r"^([A-Za-z0-9]{1,10})(?:\s*=\s*|\s+)([가-힣0-9][^=→]*?)\s*$")  # '03 폐업', '22 = 제22대 국회'
@@ -28,7 +29,8 @@ _IDENTIFIER_WORDS = ("코드", "ID", "번호", "식별")
 _IDENTIFIER_NAME = re.compile(r"(cd|code|id|seq|no|num|sn)$", re.IGNORECASE)
 _MACHINE = re.compile(r"^(?=.*[A-Za-z])(?=.*\d)[A-Za-z0-9_-]{6,}$")  # 'PRC_C5J6…', '51I7734E', 'KR7005930003'
 _HANGUL = re.compile(r"[가-힣]")
-_SMALL_NUMBER = re.compile(r"^[1-9]\d{0,3}$")  # a bus route '6816', an assembly term '21': said as numbers; codes are zero-padded or long
+# a bus route '6816', an assembly term '21': said as numbers; codes are zero-padded or long
+_SMALL_NUMBER = re.compile(r"^[1-9]\d{0,3}$")
 _CODE_SUFFIX = re.compile(r"_?(cd|code|id|no|num|seq|gbn)$", re.IGNORECASE)
 _NAME_SUFFIX = re.compile(r"_?(nm|name)$", re.IGNORECASE)
 
@@ -69,10 +71,27 @@ def identifier_param(param: Any) -> bool:
     return bool(_IDENTIFIER_NAME.search(param.name)) and not said.endswith(("명", "이름"))
 
 
+FLAG_WORDS = {True: "해당", False: "해당 없음"}  # a flag's value where a sentence needs a word for it (a label)
+
+
+def yes_no_flag(description: str, value: Any) -> tuple[str, bool] | None:
+    """(what the flag asks, whether it holds) for Y or N of a flag described '… 여부': ('예금보험 대상', True) for Y
+    of '예금보험 대상 여부(Y 보호, N 비보호)'. None for any other value, and for a flag that asks a clause ('검색할지
+    여부'), which no noun phrase can say."""
+    said, text = label(description), str(value).strip().upper()
+    thing = re.sub(r"\s*여부$", "", said).strip()
+    if text not in ("Y", "N") or thing == said or not thing or thing.endswith("지"):
+        return None
+    return thing, text == "Y"
+
+
 def spoken_code(param: Any, value: Any) -> tuple[str, str] | None:
     """(what it is, the word) for a code the parameter's description explains: ('영업상태', '폐업') for 03, ('법인구분',
-    '코스닥') for K. The description's table counts on an identifier parameter, and on any other where it lists two
-    codes or more (a lone example, '대수(예: 22 = 제22대 국회)', names a value, not a code table)."""
+    '코스닥') for K, ('분교 여부', '해당 없음') for N of a yes/no flag. The description's table counts on an identifier
+    parameter, and on any other where it lists two codes or more (a lone example, '대수(예: 22 = 제22대 국회)', names
+    a value, not a code table)."""
+    if (flag := yes_no_flag(param.description_ko, value)) is not None:
+        return f"{flag[0]} 여부", FLAG_WORDS[flag[1]]
     table = code_table(param.description_ko)
     word = table.get(str(value).strip())
     if word is None or not (identifier_param(param) or len(table) >= 2):

@@ -128,3 +128,31 @@ def test_a_most_frequent_selection_names_its_field_once():
     phrases = [_hop_phrase(Hop(votes, {}, "POLY_NM", ("더불어민주당",)), CATALOG, choice, {}) for choice in range(3)]
     assert [p.count("정당명") for p in phrases] == [1, 1, 1], phrases
     assert "제일 많이 나오는 정당명으로 찾은" in phrases[1] and not any("의 쪽" in p for p in phrases)
+
+
+def test_a_yes_no_flag_is_said_as_what_it_asks():
+    from edge.synth.execute import Hop
+    from edge.synth.item import Junction, JunctionType
+    from edge.synth.realise import _conditions, _hop_phrase
+    from edge.synth.user_terms import yes_no_flag
+
+    products = CATALOG.get("list_deposit_insured_products")
+    assert yes_no_flag(products.param("isrgTgtYn").description_ko, "Y") == ("예금보험 대상", True)
+    assert yes_no_flag("최종보고서만 검색할지 여부(Y/N, 기본 N)", "Y") is None  # a clause: no noun phrase says it
+    assert yes_no_flag("분교 여부(Y/N)", "03") is None and yes_no_flag("분교명", "Y") is None
+    said = _conditions(products, {"isrgTgtYn": "N", "prdKndNm": "정기예금"}, {})
+    assert "예금보험 대상에 해당하지 않" in said and "여부" not in said and " N" not in said, said
+    assert said.endswith("인") and said.count("해당") == 1, said
+    # a DRV selection on a flag field: '대표메뉴에 해당하는 항목', not '대표메뉴 여부가 Y인 항목'
+    foods = Junction(source="get_rest_area_best_foods", target="get_rest_area_brands", field="stdRestNm",
+                     param="stdRestNm", cardinality=7, type=JunctionType.DRV, operator="eq", pivot="Y")
+    hop = Hop(foods, {}, op_field="bestfoodyn", values=("만남의광장(부산)휴게소",))
+    phrases = [_hop_phrase(hop, CATALOG, choice, {}) for choice in range(3)]
+    assert all("대표메뉴에 해당하는" in p and "Y" not in p for p in phrases), phrases
+    # the quality stage counts a flag said as Y or N as a raw code, and not the words
+    from tests.edge.filter.items import task_like, wrap
+
+    actions = [{"step": 0, "tool": products.name, "args": {"isrgTgtYn": "Y", "KEY": "{kdic_api_key}"}}]
+    raw = wrap(task_like("fin-001", id="syn-flag", query="예금보험 대상 여부가 Y인 상품은 몇 건인가요?",
+                         golden_actions=actions, platforms=["kdic"], available_tools=[products.name]))
+    assert [k for k, _ in query_defects(raw, CATALOG)] == ["the query states a code as a code"]
