@@ -37,7 +37,7 @@ from mcp_gateway.runtime.result import Outcome
 
 from .item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
 from .junctions import EXTREMES, as_date, as_number, derive, distinct_values, junction_type, pivots
-from .user_terms import name_field, opaque, spoken_code
+from .user_terms import name_field, opaque, position_field, spoken_code
 from .walk import LiveGraph, Walk
 
 __all__ = ["MAX_PAGES", "Abandon", "Executed", "Hop", "Trace", "classify", "run_chain", "run_comparison",
@@ -203,7 +203,7 @@ def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
         if _numeric(records, name) and not _dated(records, name):
             for op in ("max", "min"):
                 keep(op, name)
-            for op in ("ge", "le"):
+            for op in () if position_field(description) else ("ge", "le"):  # the last listed, not 'order ≥ 296'
                 for pivot in pivoted(op, name):
                     out.setdefault(op, []).append((name, pivot))
         elif _dated(records, name):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .execute import Hop, Trace
 from .item import JunctionType
-from .user_terms import label, spoken_code, yes_no_flag
+from .user_terms import label, position_field, spoken_code, yes_no_flag
 
 __all__ = ["leaks", "naturalise", "realise", "topic"]
 
@@ -231,12 +231,18 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
     return forms[choice % len(forms)]
 
 
+_LISTED = {"min": ("목록 맨 앞에 나오는", "맨 처음 나오는"), "max": ("목록 맨 뒤에 나오는", "맨 마지막에 나오는")}
+
+
 def _which(j: Any, source: Any, hop: Hop, choice: int) -> str:
     """What a DRV selection keeps, in words: '공포일자가 가장 큰', '금액이 1000 이상인'."""
     op_field = field_name(source, hop.op_field or j.field)
     description = next((f.description_ko for f in source.output if f.name == (hop.op_field or j.field)), "")
     if j.operator == "eq" and (flag := yes_no_flag(description, j.pivot)) is not None:
         return flag_forms(*flag)[1]  # '대표메뉴에 해당하는', not '대표메뉴 여부가 Y인'
+    if j.operator in _LISTED and position_field(description):
+        forms = _LISTED[j.operator]
+        return forms[choice % len(forms)]  # '목록 맨 앞에 나오는', not '표시 순서가 가장 작은'
     pivot = naturalise(j.pivot, op_field) if j.pivot is not None else ""
     templates = _OPERATOR[j.operator or "max"]
     return templates[choice % len(templates)].format(f=op_field, i=ga(op_field)[len(op_field):], p=pivot,

@@ -4,6 +4,7 @@
     code_table(p.description_ko)       # {'01': '영업/정상', '02': '휴업', '03': '폐업'} for '영업상태코드(01 영업/정상, …)'
     spoken_code(p, "03")               # ('영업상태', '폐업'): a code said in words, from the catalog's code table
     yes_no_flag("분교 여부(Y/N)", "N")   # ('분교', False): said as what it asks ('분교에 해당하지 않는'), not as N
+    position_field("표시 순서")          # True: a place in the list, said as 맨 앞 / 맨 뒤, never as a threshold
     opaque(p, "PRC_C5J6O9N9…")         # True: an identifier no user knows (a bill id, a rest-area code, an ISIN)
     world_name(spec, "SIGUN_CD", "41130", records)   # ('시군명', '성남시'): the world's name for a code
 
@@ -18,8 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["FLAG_WORDS", "code_table", "identifier_param", "label", "name_field", "opaque", "spoken_code",
-           "strip_parens", "world_name", "yes_no_flag"]
+__all__ = ["FLAG_WORDS", "code_table", "identifier_param", "label", "name_field", "opaque", "position_field",
+           "spoken_code", "strip_parens", "world_name", "yes_no_flag"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _ENTRY = re.compile(r"^([A-Za-z0-9]{1,10})(?:\s*=\s*|\s+)([가-힣0-9][^=→]*?)\s*$")  # '03 폐업', '22 = 제22대 국회'
@@ -83,6 +84,15 @@ def yes_no_flag(description: str, value: Any) -> tuple[str, bool] | None:
     if text not in ("Y", "N") or thing == said or not thing or thing.endswith("지"):
         return None
     return thing, text == "Y"
+
+
+_POSITION = re.compile(r"(?<!일련)(?:순번|순서)$")
+
+
+def position_field(description: str) -> bool:
+    """A field that holds a record's place in the list ('표시 순서', '결과 내 순번', '메뉴 순번'; not '법령일련번호'):
+    a user asks for the first or the last one listed, never for 'a display order of 296 or more'."""
+    return bool(_POSITION.search(label(description)))
 
 
 def spoken_code(param: Any, value: Any) -> tuple[str, str] | None:

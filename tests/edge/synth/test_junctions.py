@@ -178,3 +178,26 @@ def test_a_drv_threshold_keeps_several_values_where_its_field_allows_and_one_onl
     routes = derivations(draft, "prices", [RECORDS[1], RECORDS[4]], "route")
     assert [o for o in routes["eq"] if o[0] == "kind"] == [("kind", "경유"), ("kind", "LPG")]
     assert routes["ge"] == [("price", 1600)]
+
+
+def test_a_place_in_the_list_is_selected_as_the_first_or_the_last_never_by_a_threshold():
+    """'표시 순서가 296 이상인' is no question a user asks; the first or the last one listed is."""
+    from types import SimpleNamespace
+
+    from edge.synth.execute import Hop, derivations
+    from edge.synth.item import Junction
+    from edge.synth.realise import _which
+
+    output = [SimpleNamespace(name="order", description_ko="표시 순서"), SimpleNamespace(name="price",
+                                                                                    description_ko="가격")]
+    records = [{**r, "order": str(i + 1)} for i, r in enumerate(RECORDS)]
+    draft = SimpleNamespace(spec=lambda tool: SimpleNamespace(output=output))
+    options = derivations(draft, "prices", records, "name")
+    assert ("order", None) in options["max"] and ("order", None) in options["min"]
+    assert all(name != "order" for op in ("ge", "le") for name, _ in options[op]) and options["ge"]  # price keeps them
+    source = SimpleNamespace(output=output)
+    for op, words in (("min", "맨 앞"), ("max", "맨 뒤")):
+        junction = Junction(source="prices", target="t", field="name", param="name", cardinality=5,
+                            type=JunctionType.DRV, operator=op)
+        said = _which(junction, source, Hop(junction, {}, op_field="order"), 0)
+        assert words in said and "표시 순서" not in said, said
