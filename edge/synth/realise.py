@@ -127,7 +127,27 @@ def topic(spec: Any) -> str:
     text = _BY_KEY.sub(r"\2 \1", text)  # "…기본정보를 기준일자별로 조회" ends adverbially: "기준일자별 …기본정보"
     for pattern, replacement in _TOPIC_REWRITES:
         text = pattern.sub(replacement, text)
-    return text or spec.name
+    return _first_conjunct(text) or spec.name
+
+
+# 'A과 B, C' where B, C is a list of nouns (no particle or verb ending after it): what the data holds besides A
+_CONJUNCTION = re.compile(r"^(?P<head>.*?(?P<word>[가-힣]+))(?P<particle>과|와) (?P<rest>.+)$")
+_CLAUSE = re.compile(r"[을를은는이가의에로]\s|[한된는할될]\s|하는|있는")
+
+
+def _first_conjunct(text: str) -> str:
+    """A topic that lists what its records hold ('국회 위원회 목록과 위원장, 간사, 위원 정수·현원, 교섭단체별 인원',
+    '… 목록과 좌표') named by its first part ('국회 위원회 목록'), as a user names the data. Not where the
+    particle is inside brackets ('보고서 목록(제목과 길이)'), is part of a word (학과: '학' is no conjunct), or
+    joins the objects of a clause ('의원 발의안과 정부 제출안을 포함한 의안 통합 검색')."""
+    m = _CONJUNCTION.match(text)
+    if m is None or _CLAUSE.search(m["rest"] + " ") or m["head"].count("(") != m["head"].count(")"):
+        return text
+    takes_gwa = bool(_final(m["word"]))  # 과 after a final consonant, 와 after a vowel: else it is no particle
+    if len(m["word"]) < 2 or takes_gwa != (m["particle"] == "과"):
+        return text
+    # only a list of details is dropped: 'A과 B' with one B may be what tells two tools apart ('유가와 정유사')
+    return m["head"] if "," in m["rest"] or m["head"].endswith("목록") else text
 
 
 def field_name(spec: Any, name: str) -> str:

@@ -156,3 +156,16 @@ def test_a_yes_no_flag_is_said_as_what_it_asks():
     raw = wrap(task_like("fin-001", id="syn-flag", query="예금보험 대상 여부가 Y인 상품은 몇 건인가요?",
                          golden_actions=actions, platforms=["kdic"], available_tools=[products.name]))
     assert [k for k, _ in query_defects(raw, CATALOG)] == ["the query states a code as a code"]
+
+
+def test_a_topic_that_lists_what_its_records_hold_is_named_by_its_first_part():
+    from edge.synth.realise import _first_conjunct
+
+    assert [topic(CATALOG.get(t)) for t in ("list_assembly_committees", "list_deposit_insured_institutions")] == [
+        "국회 위원회 목록", "예금보험공사 부보금융회사 목록"]
+    assert _first_conjunct("휴게소 판매 음식 메뉴와 가격, 대표·프리미엄·추천 메뉴 여부") == "휴게소 판매 음식 메뉴"
+    for kept in ("휴게소 주유소의 유가와 정유사",  # one detail may be what tells two tools apart
+                 "세션 작업공간에 저장한 보고서 목록(제목과 길이)",  # inside brackets
+                 "고등학교의 계열·학과 목록",  # 학과 is a word, not 학 and a particle
+                 "의원 발의안과 정부 제출안을 포함한 의안 통합 검색"):  # the objects of a clause
+        assert _first_conjunct(kept) == kept
