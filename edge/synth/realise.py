@@ -150,9 +150,12 @@ def _first_conjunct(text: str) -> str:
     return m["head"] if "," in m["rest"] or m["head"].endswith("목록") else text
 
 
+def _field_description(spec: Any, name: str) -> str | None:
+    return next((f.description_ko for f in spec.output if f.name == name), None)
+
+
 def field_name(spec: Any, name: str) -> str:
-    description = next((f.description_ko for f in spec.output if f.name == name), name)
-    return _clean(description) or name
+    return _clean(_field_description(spec, name) or name) or name
 
 
 def param_name(spec: Any, name: str) -> str:
@@ -257,7 +260,7 @@ _LISTED = {"min": ("목록 맨 앞에 나오는", "맨 처음 나오는"), "max"
 def _which(j: Any, source: Any, hop: Hop, choice: int) -> str:
     """What a DRV selection keeps, in words: '공포일자가 가장 큰', '금액이 1000 이상인'."""
     op_field = field_name(source, hop.op_field or j.field)
-    description = next((f.description_ko for f in source.output if f.name == (hop.op_field or j.field)), "")
+    description = _field_description(source, hop.op_field or j.field) or ""
     if j.operator == "eq" and (flag := yes_no_flag(description, j.pivot)) is not None:
         return flag_forms(*flag)[1]  # '대표메뉴에 해당하는', not '대표메뉴 여부가 Y인'
     if j.operator in _LISTED and position_field(description):

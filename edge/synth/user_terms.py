@@ -19,8 +19,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["FLAG_WORDS", "code_table", "identifier_param", "label", "name_field", "opaque", "position_field",
-           "spoken_code", "strip_parens", "world_name", "yes_no_flag"]
+__all__ = ["code_table", "identifier_param", "label", "name_field", "opaque", "position_field", "spoken_code",
+           "strip_parens", "world_name", "yes_no_flag"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _ENTRY = re.compile(r"^([A-Za-z0-9]{1,10})(?:\s*=\s*|\s+)([가-힣0-9][^=→]*?)\s*$")  # '03 폐업', '22 = 제22대 국회'
@@ -72,7 +72,7 @@ def identifier_param(param: Any) -> bool:
     return bool(_IDENTIFIER_NAME.search(param.name)) and not said.endswith(("명", "이름"))
 
 
-FLAG_WORDS = {True: "해당", False: "해당 없음"}  # a flag's value where a sentence needs a word for it (a label)
+_FLAG_WORDS = {True: "해당", False: "해당 없음"}  # a flag's value where a sentence needs a word for it (a label)
 
 
 def yes_no_flag(description: str, value: Any) -> tuple[str, bool] | None:
@@ -101,7 +101,7 @@ def spoken_code(param: Any, value: Any) -> tuple[str, str] | None:
     parameter, and on any other where it lists two codes or more (a lone example, '대수(예: 22 = 제22대 국회)', names
     a value, not a code table)."""
     if (flag := yes_no_flag(param.description_ko, value)) is not None:
-        return f"{flag[0]} 여부", FLAG_WORDS[flag[1]]
+        return f"{flag[0]} 여부", _FLAG_WORDS[flag[1]]
     table = code_table(param.description_ko)
     word = table.get(str(value).strip())
     if word is None or not (identifier_param(param) or len(table) >= 2):
