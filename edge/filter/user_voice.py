@@ -10,7 +10,7 @@
   identifier parameter no code table explains ("의안ID가 PRC_…인", "휴게소 표준코드가 000022인"), or without a
   catalog any machine-made token (letters and digits mixed, six characters or more);
 * ``RAW_CODE`` — the query states a code whose word the catalog's code table gives ("영업상태코드가 03인" where
-  03 is 폐업).
+  03 is 폐업), or a number without the words its description's example says it in ("대수가 22인" for 제22대 국회).
 
 The quality stage (``quality.check_quality_async``) and the synthesis screen drop an item for the first, each
 defect being its own funnel reason; ``defect_counts`` counts every defect of a set (the before/after measure).
@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from edge.synth.item import SynthItem
-from edge.synth.user_terms import opaque, spoken_code
+from edge.synth.user_terms import opaque, spoken_code, spoken_number
 
 __all__ = ["DEFECTS", "DESCRIPTION_COPY", "OPAQUE_ID", "RAW_CODE", "defect_counts", "query_defects",
            "user_voice_problem"]
@@ -99,6 +99,10 @@ def query_defects(item: SynthItem, catalog: Any = None) -> list[tuple[str, str]]
             continue
         if (spoken := spoken_code(p, text)) is not None:
             if spoken[1] not in query:  # said in words ('출구'), its digit is another number's ('1주 전')
+                found.setdefault(RAW_CODE, f"{name}={text}")
+        elif (words := spoken_number(p.description_ko, text)) is not None:
+            said = re.search(rf"{re.escape(text)}\S*", words)  # '22대' of '제22대 국회': '22대 국회', '22대에' say it
+            if said is None or said.group(0) not in query:  # '대수가 22인'
                 found.setdefault(RAW_CODE, f"{name}={text}")
         elif len(text) >= 2 and opaque(p, text):
             found.setdefault(OPAQUE_ID, f"{name}={text}")

@@ -153,10 +153,11 @@ async def _call(draft: Draft, tool: str, args: dict[str, Any], step: int, page: 
 # ----------------------------------------------------------------------------------------------- fields
 
 
-# what identifies or reaches one record (a person's Hanja name, their aides, a phone number) rather than sorting
-# records into kinds: no user selects "the member whose 한자 이름 is 李亨賢" or "whose 비서관 is 허용영"
+# what identifies or reaches one record (a person's Hanja name, their aides, a phone number) or remarks on it,
+# rather than sorting records into kinds: no user selects "the member whose 한자 이름 is 李亨賢", "whose 비서관 is
+# 허용영" or "the filings whose 비고 is 연" (DART's one-letter remark marks)
 _RECORD_DETAIL = ("코드", "번호", "ID", "주소", "URL", "한자", "영문", "보좌관", "비서관", "전화", "이메일", "팩스",
-                  "호실", "홈페이지", "사진")
+                  "호실", "홈페이지", "사진", "비고")
 
 
 def _code_like(name: str, description: str) -> bool:

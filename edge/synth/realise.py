@@ -24,7 +24,7 @@ import numpy as np
 
 from .execute import Hop, Trace
 from .item import JunctionType
-from .user_terms import label, position_field, spoken_code, yes_no_flag
+from .user_terms import label, position_field, spoken_code, spoken_number, yes_no_flag
 
 __all__ = ["leaks", "naturalise", "realise", "topic"]
 
@@ -165,12 +165,15 @@ def param_name(spec: Any, name: str) -> str:
 
 def say(spec: Any, name: str, value: Any, spoken: Mapping[str, tuple[str, str]] | None = None) -> tuple[str, str]:
     """(what, value) as a user says a parameter's value: a code in the words of its code table, an identifier by the
-    name the world gives it (``spoken``), anything else by the parameter's label and the naturalised value."""
+    name the world gives it (``spoken``), a number its description's example puts in words by those words alone
+    ('', '제22대 국회'), anything else by the parameter's label and the naturalised value."""
     p = spec.param(name)
     if p is not None and (words := spoken_code(p, value)) is not None:
         return words
     if spoken and (named := spoken.get(str(value).strip())) is not None:
         return named
+    if p is not None and (words := spoken_number(p.description_ko, value)) is not None:
+        return "", words  # '제22대 국회' names what it is
     return param_name(spec, name), naturalise(value, p.description_ko if p is not None else "")
 
 
@@ -187,8 +190,8 @@ def naturalise(value: Any, description: str = "") -> str:
 
 
 def _conditions(spec: Any, args: Mapping[str, Any], spoken: Mapping[str, tuple[str, str]] | None = None) -> str:
-    """'노선명이 경부선이고 영업상태가 폐업인', '예금보험 대상에 해당하고 상품명이 …인' for a tool's user-given
-    arguments."""
+    """'노선명이 경부선이고 영업상태가 폐업인', '예금보험 대상에 해당하고 상품명이 …인', '제22대 국회에서 정당명이 …인'
+    for a tool's user-given arguments."""
     said: list[tuple[str, str]] = []
     parts: list[tuple[str, str]] = []  # each condition joined to the next, and as the last
     for name in sorted(args):
@@ -200,6 +203,8 @@ def _conditions(spec: Any, args: Mapping[str, Any], spoken: Mapping[str, tuple[s
         said.append(part)
         if (flag := yes_no_flag(p.description_ko, args[name])) is not None:
             parts.append(flag_forms(*flag))
+        elif (words := spoken_number(p.description_ko, args[name])) is not None:
+            parts.append((f"{words}에서", f"{words}의"))  # '제22대 국회의 …', not '대수가 22인 …'
         else:
             parts.append((f"{ga(part[0])} {part[1]}이고", f"{ga(part[0])} {part[1]}인"))
     if not parts:
@@ -360,7 +365,7 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
                 labels.append(_conditions(start, args, spoken) + " 경우")
         c = pick(2)
         options = _PICK[trace.final["pick"]]
-        subject = f"{subjects[0]} " if key is not None and len(set(subjects)) == 1 else ""
+        subject = f"{subjects[0]} " if key is not None and len(set(subjects)) == 1 and subjects[0] else ""
         return (f"{subject}{', '.join(labels)} 각각의 {eul(topic(start))} 비교하면 {options[c % len(options)]}",
                 f"cmp{c}")
     # cond

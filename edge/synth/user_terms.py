@@ -4,6 +4,7 @@
     code_table(p.description_ko)       # {'01': '영업/정상', '02': '휴업', '03': '폐업'} for '영업상태코드(01 영업/정상, …)'
     spoken_code(p, "03")               # ('영업상태', '폐업'): a code said in words, from the catalog's code table
     yes_no_flag("분교 여부(Y/N)", "N")   # ('분교', False): said as what it asks ('분교에 해당하지 않는'), not as N
+    spoken_number("대수(예: 22 = 제22대 국회)", 21)   # '제21대 국회': a number said as its example says it
     position_field("표시 순서")          # True: a place in the list, said as 맨 앞 / 맨 뒤, never as a threshold
     opaque(p, "PRC_C5J6O9N9…")         # True: an identifier no user knows (a bill id, a rest-area code, an ISIN)
     world_name(spec, "SIGUN_CD", "41130", records)   # ('시군명', '성남시'): the world's name for a code
@@ -20,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["code_table", "identifier_param", "label", "name_field", "opaque", "position_field", "spoken_code",
-           "strip_parens", "world_name", "yes_no_flag"]
+           "spoken_number", "strip_parens", "world_name", "yes_no_flag"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _ENTRY = re.compile(r"^([A-Za-z0-9]{1,10})(?:\s*=\s*|\s+)([가-힣0-9][^=→]*?)\s*$")  # '03 폐업', '22 = 제22대 국회'
@@ -84,6 +85,20 @@ def yes_no_flag(description: str, value: Any) -> tuple[str, bool] | None:
     if text not in ("Y", "N") or thing == said or not thing or thing.endswith("지"):
         return None
     return thing, text == "Y"
+
+
+# an example that shows how a number is said: '예: 22 = 제22대 국회' (the words hold the number)
+_NUMBER_SAID = re.compile(r"예\s*:?\s*(\d+)\s*=\s*([^,;()=]*?)(?<!\d)\1(?!\d)([^,;()=]*)")
+
+
+def spoken_number(description: str, value: Any) -> str | None:
+    """A small number as the description's example says one: '제21대 국회' for 21 of '대수(예: 22 = 제22대 국회)'.
+    A user names an assembly's term, not '대수가 21인'. None where no example shows words around its number."""
+    text = str(value).strip()
+    if not _SMALL_NUMBER.match(text) or (m := _NUMBER_SAID.search(description)) is None:
+        return None
+    before, after = m.group(2).lstrip(), m.group(3).rstrip()
+    return f"{before}{text}{after}" if _HANGUL.search(before + after) else None
 
 
 _POSITION = re.compile(r"(?<!일련)(?:순번|순서)$")

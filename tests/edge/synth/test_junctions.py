@@ -203,7 +203,7 @@ def test_a_place_in_the_list_is_selected_as_the_first_or_the_last_never_by_a_thr
         assert words in said and "표시 순서" not in said, said
 
 
-def test_a_detail_that_identifies_one_person_is_no_kind_to_select_by():
+def test_a_detail_that_identifies_one_person_or_remarks_on_a_record_is_no_kind_to_select_by():
     from types import SimpleNamespace
 
     from edge.synth.execute import derivations
@@ -211,8 +211,9 @@ def test_a_detail_that_identifies_one_person_is_no_kind_to_select_by():
     output = [SimpleNamespace(name="HJ_NM", description_ko="한자 이름"),
               SimpleNamespace(name="SECRETARY", description_ko="비서관"),
               SimpleNamespace(name="JOB_RES_NM", description_ko="위원회 직책(위원장, 간사, 위원)"),
+              SimpleNamespace(name="rm", description_ko="비고(유 유가증권시장본부 소관, 코 코스닥, 연 연결, 정 정정)"),
               SimpleNamespace(name="HG_NM", description_ko="이름")]
-    records = [{"HG_NM": f"의원{i}", "HJ_NM": f"議員{i}", "SECRETARY": f"비서{i}",
+    records = [{"HG_NM": f"의원{i}", "HJ_NM": f"議員{i}", "SECRETARY": f"비서{i}", "rm": ("연", "연", "정")[i % 3],
                 "JOB_RES_NM": ("위원장", "간사", "간사", "위원", "위원", "위원")[i]} for i in range(6)]
     draft = SimpleNamespace(spec=lambda tool: SimpleNamespace(output=output))
     fields = {name for name, _ in derivations(draft, "members", records, "HG_NM").get("eq", [])}

@@ -169,3 +169,32 @@ def test_a_topic_that_lists_what_its_records_hold_is_named_by_its_first_part():
                  "고등학교의 계열·학과 목록",  # 학과 is a word, not 학 and a particle
                  "의원 발의안과 정부 제출안을 포함한 의안 통합 검색"):  # the objects of a clause
         assert _first_conjunct(kept) == kept
+
+
+def test_an_assembly_term_is_said_as_its_example_says_it():
+    from edge.synth.realise import _conditions
+    from edge.synth.user_terms import spoken_number
+
+    bills = CATALOG.get("search_member_sponsored_bills")
+    age = bills.param("AGE").description_ko
+    assert spoken_number(age, 21) == "제21대 국회" and spoken_number(age, "22") == "제22대 국회"
+    assert spoken_number(age, "X") is None and spoken_number("당선 대수(예: 제21대), 부분일치", 21) is None
+    assert spoken_number("순번(예: 3 = 3)", 4) is None  # an example without words says nothing of the number
+    alone = _conditions(bills, {"AGE": 22}, {})
+    assert alone == "제22대 국회의", alone
+    both = _conditions(bills, {"AGE": 22, "PROPOSER": "강경석"}, {})
+    assert both.startswith("제22대 국회에서 ") and both.endswith("강경석인") and "대수" not in both, both
+    assert say(bills, "AGE", 21) == ("", "제21대 국회")
+    # the quality stage counts '대수가 22인' as a raw code, and not the words
+    from tests.edge.filter.items import task_like, wrap
+
+    actions = [{"step": 0, "tool": bills.name, "args": {"AGE": "22", "KEY": "{assembly_api_key}"}}]
+
+    def defects(query: str) -> list[str]:
+        raw = wrap(task_like("pol-001", id="syn-age", query=query, golden_actions=actions, platforms=["assembly"],
+                             available_tools=[bills.name]))
+        return [k for k, _ in query_defects(raw, CATALOG)]
+
+    assert defects("대수가 22인 국회의원 발의 법률안은 몇 건인가요?") == ["the query states a code as a code"]
+    assert defects("제22대 국회의 국회의원 발의 법률안은 몇 건인가요?") == []
+    assert defects("22대에 발의된 법률안은 몇 건인가요?") == []  # the bench's own way (pol-022)
