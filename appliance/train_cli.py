@@ -447,7 +447,8 @@ def status(limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
 
 @train_app.command("loop")
 def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an existing one is continued where it "
-                                                       "stopped (default: a new <home>/train/loops/loop-<stamp>)")] = None,
+                                                       "stopped, with its recorded settings (default: a new "
+                                                       "<home>/train/loops/loop-<stamp>)")] = None,
          quick: Annotated[bool, typer.Option("--quick", help="every stage on a handful of items with a tiny model "
                                                              "(minutes; what CI runs)")] = False,
          model: Annotated[str | None, typer.Option(help="base model: smollm2, gemma3 or a model folder")] = None,
@@ -488,6 +489,7 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
     from pydantic import ValidationError
 
     from train.loop import LoopError, LoopSettings, loop_status, run_loop
+    from train.loop.settings import continued_settings, recorded_settings
 
     settings = KopaSettings()
     if status:
@@ -517,7 +519,14 @@ def loop(run: Annotated[Path | None, typer.Option(help="the run folder; an exist
 
             named = tuple(t.strip() for t in edge_tools.split(",") if t.strip())
             overrides["edge_tools"] = bench_tools() if named == ("bench",) else named
-        loop_settings = LoopSettings.quick(**overrides) if quick else LoopSettings(**overrides)
+        recorded = recorded_settings(run) if run is not None and not quick else None
+        if recorded is not None:  # a run goes on with its own settings, whatever the defaults are now
+            loop_settings = continued_settings(recorded, overrides)
+        else:
+            loop_settings = LoopSettings.quick(**overrides) if quick else LoopSettings(**overrides)
+    except LoopError as exc:
+        err.print(f"[red]kopa train loop: {escape(str(exc))}[/red]")
+        raise typer.Exit(2) from None
     except ValidationError as exc:  # a setting out of range: name it and say why
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else ""

@@ -8,7 +8,8 @@ The defaults are the paper's (Appendix I: "we cap each episode at 15 assistant t
 tokens, with episode and tool timeouts of 600 s and 60 s"), plus a call budget of 30 tool calls per episode
 (KOPA-Bench's largest ``max_allowed_calls`` is 29) and no prompt budget: a model's own context bounds it.
 ``bench.agents.step`` enforces the turns, calls, per-turn width, tool-output cap and prompt budget, and shows the
-tools with their descriptions cut to ``max_description_chars`` (``shown_tools``; EDGE's export renders training rows
+tools with their descriptions cut to ``max_description_chars`` and, with ``bare_generic_params``, the parameters
+every tool shares by name and type only (``shown_tools``; EDGE's export renders training rows
 through the same function, so a model is trained on the prompts it is evaluated on);
 ``bench.episode.run_episode`` the two timeouts.
 """
@@ -40,5 +41,9 @@ class EpisodeLimits(BaseModel):
                                                                       "sees them: cut to their first sentence and to "
                                                                       "this many characters; 0 drops them. None: "
                                                                       "whole")
+    bare_generic_params: bool = Field(False, description="the API key, page and page-size parameters (KEY, pageNo, "
+                                                         "numOfRows) shown by name and type only: their prose is the "
+                                                         "same in every tool, and the system prompt says how keys and "
+                                                         "pages work")
     episode_timeout_s: float = Field(600.0, gt=0, description="the whole episode, model and tools together")
     tool_timeout_s: float = Field(60.0, gt=0, description="one tool call")

@@ -3,7 +3,8 @@
     python benchmarks/eval_prompt_tokens.py [--model gemma3] [--split eval-v1] [--seeds 0] [--prefill-rate 114]
 
 Each (task, seed) plays one episode through ``train.episode.run_rollout`` on a strict-replay gateway of its bundle,
-with the loop's limits (``LOOP_LIMITS``: tool descriptions cut to 80 characters), up to the model's first turn: the
+with the loop's limits (``LOOP_LIMITS``: tool descriptions cut to 80 characters, the generic parameters bare; with
+``--generic-prose`` described, as runs up to run9 had them), up to the model's first turn: the
 prompt the model would read is rendered by its chat template (``ChatTemplateTokens``, as evaluation renders it) and
 counted, then the episode stops. Parts: the tools' schemas (the prompt with its tools minus the prompt without
 them), the generic parameters inside them (API key, page, page size: the same in every tool), the system message
@@ -25,7 +26,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-GENERIC = ("KEY", "pageNo", "numOfRows")  # parameters every tool of a platform takes alike
 
 
 def _tokenizer(model: str, home: Path):  # noqa: ANN202 - a Hugging Face tokenizer
@@ -42,21 +42,23 @@ def _tokenizer(model: str, home: Path):  # noqa: ANN202 - a Hugging Face tokeniz
 
 def _generic_tokens(tokenizer, tools: list[dict]) -> int:  # noqa: ANN001
     """Tokens of the generic parameters' schema entries, as the template writes them (JSON)."""
+    from bench.agents.step import GENERIC_PARAMS
+
     total = 0
     for tool in tools:
         properties = tool.get("function", tool).get("parameters", {}).get("properties", {})
-        for name in GENERIC:
+        for name in GENERIC_PARAMS:
             if name in properties:
                 entry = json.dumps({name: properties[name]}, ensure_ascii=False)[1:-1]
                 total += len(tokenizer.encode(entry, add_special_tokens=False))
     return total
 
 
-async def _first_prompts(tokenizer, tasks, seeds, cassettes: Path, home: Path) -> list[dict[str, int]]:  # noqa: ANN001
+async def _first_prompts(tokenizer, tasks, seeds, cassettes: Path, home: Path,  # noqa: ANN001
+                         limits) -> list[dict[str, int]]:  # noqa: ANN001
     from bench.runner import open_bench_gateway
     from train.engines.trl.tokens import ChatTemplateTokens
     from train.episode import PolicyStop, run_rollout
-    from train.loop.settings import LOOP_LIMITS
 
     codec = ChatTemplateTokens(tokenizer)
     count = lambda text: len(tokenizer.encode(text, add_special_tokens=False))  # noqa: E731
@@ -78,7 +80,7 @@ async def _first_prompts(tokenizer, tasks, seeds, cassettes: Path, home: Path) -
                                  "question": count(messages[-1]["content"])})
                     raise PolicyStop("first turn measured")
 
-                await run_rollout(task, measure, gateways[task.bundle], limits=LOOP_LIMITS, seed=seed)
+                await run_rollout(task, measure, gateways[task.bundle], limits=limits, seed=seed)
     finally:
         for gateway in gateways.values():
             await gateway.aclose()
@@ -94,6 +96,8 @@ def main() -> None:
     parser.add_argument("--prefill-rate", type=float, default=114.0, help="prompt tokens/s the model reads")
     parser.add_argument("--home", type=Path, default=Path(os.environ.get("KOPA_HOME", Path.home() / ".kopa")))
     parser.add_argument("--cassettes", type=Path, default=REPO / "cassettes")
+    parser.add_argument("--generic-prose", action="store_true", help="show KEY/pageNo/numOfRows with their prose, "
+                                                                     "as runs up to run9 had them")
     args = parser.parse_args()
 
     from bench.splits import load_split
@@ -102,10 +106,13 @@ def main() -> None:
     tasks = list(split.tasks)[: args.tasks] if args.tasks else list(split.tasks)
     seeds = [int(s) for s in args.seeds.split(",")]
     tokenizer = _tokenizer(args.model, args.home)
-    rows = asyncio.run(_first_prompts(tokenizer, tasks, seeds, args.cassettes, args.home))
+    from train.loop.settings import LOOP_LIMITS
+
+    limits = LOOP_LIMITS.model_copy(update={"bare_generic_params": False}) if args.generic_prose else LOOP_LIMITS
+    rows = asyncio.run(_first_prompts(tokenizer, tasks, seeds, args.cassettes, args.home, limits))
     total = sum(r["total"] for r in rows)
     print(f"model {args.model}, split {split.name}: {len(tasks)} tasks x {len(seeds)} seed(s) = {len(rows)} first "
-          "turns, the loop's limits\n")
+          f"turns, the loop's limits{' with the generic parameters described' if args.generic_prose else ''}\n")
     print("| part | mean tokens | min | max | share of the prompt |")
     print("|---|---|---|---|---|")
     for part, label in (("total", "prompt"), ("tools", "tool schemas"), ("generic", "… of which KEY/pageNo/numOfRows"),

@@ -53,10 +53,10 @@ from mcp_gateway.runtime import Outcome, ToolResult
 from models.errors import ErrorKind
 from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCallParser, read_message, read_text
 
-__all__ = ["BYTES_PER_TOKEN", "AgentError", "AgentStep", "BudgetSpent", "Generate", "Generation", "TokenCodec",
-           "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens", "assistant_message",
-           "cap_tool_response", "read_calls", "read_generation", "short_text", "short_tool", "shown_tools",
-           "tool_message"]
+__all__ = ["BYTES_PER_TOKEN", "GENERIC_PARAMS", "AgentError", "AgentStep", "BudgetSpent", "Generate", "Generation",
+           "TokenCodec", "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens", "assistant_message",
+           "bare_generic", "cap_tool_response", "read_calls", "read_generation", "short_text", "short_tool",
+           "shown_tools", "tool_message"]
 
 BYTES_PER_TOKEN = 3
 TOOL_TIMEOUT_GRACE_S = 5.0  # the step's backstop fires after the harness's own tool timeout, never before
@@ -177,12 +177,34 @@ def short_tool(tool: dict[str, Any], max_chars: int) -> dict[str, Any]:
     return {**tool, "function": function}
 
 
+GENERIC_PARAMS = ("KEY", "pageNo", "numOfRows")  # every catalog tool's API key, page and page size, alike in each
+_PROSE = ("description", "default", "title", "examples")
+
+
+def bare_generic(tool: dict[str, Any]) -> dict[str, Any]:
+    """``tool`` with its generic parameters (``GENERIC_PARAMS``) shown by name and type only (enums and bounds
+    stay): a quarter of the loop's first-turn prompt was their prose, the same in every tool."""
+    function = tool["function"]
+    parameters = function.get("parameters", {})
+    properties = parameters.get("properties")
+    if not isinstance(properties, dict) or not any(name in properties for name in GENERIC_PARAMS):
+        return tool
+    bare = {name: ({k: v for k, v in schema.items() if k not in _PROSE}
+                   if name in GENERIC_PARAMS and isinstance(schema, dict) else schema)
+            for name, schema in properties.items()}
+    return {**tool, "function": {**function, "parameters": {**parameters, "properties": bare}}}
+
+
 def shown_tools(tools: Sequence[dict[str, Any]], limits: EpisodeLimits) -> list[dict[str, Any]]:
-    """The tools as the model is shown them under ``limits`` (``max_description_chars``): the one place that shapes
-    them, for the bench, the agent endpoint, training rollouts and EDGE's exported rows alike."""
-    if limits.max_description_chars is None:
-        return list(tools)
-    return [short_tool(tool, limits.max_description_chars) for tool in tools]
+    """The tools as the model is shown them under ``limits`` (``max_description_chars``, ``bare_generic_params``):
+    the one place that shapes them, for the bench, the agent endpoint, training rollouts and EDGE's exported rows
+    alike."""
+    shown = list(tools)
+    if limits.max_description_chars is not None:
+        shown = [short_tool(tool, limits.max_description_chars) for tool in shown]
+    if limits.bare_generic_params:
+        shown = [bare_generic(tool) for tool in shown]
+    return shown
 
 
 def _trimmed(content: dict[str, Any], records: list[Any], keep: int) -> dict[str, Any]:

@@ -72,3 +72,27 @@ def test_batches_are_the_running_episodes_and_match_one_at_a_time_decoding(tiny)
         assert alone.text == texts[i][0]
         ids = alone.token_ids
         assert len(ids) <= 12 and (len(ids) == 12 or ids[-1] == tokenizer.eos_token_id), ids
+
+
+def test_bf16_precision_runs_the_model_under_bf16_autocast_and_fp32_does_not(tiny):
+    import torch
+
+    model, tokenizer = tiny
+    seen: list = []
+    layer = next(m for m in model.modules() if m.__class__.__name__ == "Linear")
+    handle = layer.register_forward_hook(lambda module, args, out: seen.append(out.dtype))
+    try:
+        for precision in ("fp32", "bf16"):
+            batch = GreedyBatch(model, tokenizer, max_new_tokens=4, precision=precision)
+            batch.expect(1)
+            trace = TokenTrace(ChatTemplateTokens(tokenizer), max_response_tokens=4096)
+            asyncio.run(start(trace, QUERIES[0]))
+            generation = asyncio.run(batch.policy(trace)([], []))
+            assert 1 <= len(generation.token_ids) <= 4
+            assert set(seen) == {torch.float32 if precision == "fp32" else torch.bfloat16}
+            seen.clear()
+    finally:
+        handle.remove()
+    assert next(model.parameters()).dtype == torch.float32  # autocast leaves the weights as they are
+    with pytest.raises(ValueError, match="fp32 or bf16"):
+        GreedyBatch(model, tokenizer, precision="fp16")

@@ -212,6 +212,31 @@ def test_a_setting_added_later_counts_as_what_runs_did_before_it_existed(tmp_pat
             _check_settings(run, LoopSettings.quick(probe_every=LoopSettings().probe_every, guide_tool_calls=guided))
 
 
+def test_a_run_goes_on_with_its_recorded_settings_whatever_the_defaults_are_now(tmp_path):
+    from train.loop.settings import LOOP_LIMITS, LoopSettings, continued_settings
+    from train.loop.stages import LoopError
+
+    # run9's record: written before eval_precision and the bare generic parameters existed
+    recorded = LoopSettings(seeds=(0, 1, 2), sft_steps=60).model_dump(mode="json")
+    del recorded["eval_precision"], recorded["limits"]["bare_generic_params"]
+    assert LoopSettings().eval_precision == "bf16" and LOOP_LIMITS.bare_generic_params  # the defaults now
+    went_on = continued_settings(recorded, {})
+    assert went_on.eval_precision == "fp32" and not went_on.limits.bare_generic_params  # what the run did then
+    assert went_on.sft_steps == 60 and went_on.limits.max_description_chars == LOOP_LIMITS.max_description_chars
+    assert continued_settings(recorded, {"sft_steps": 60, "seeds": (0, 1, 2)}) == went_on  # said again: the same
+    with pytest.raises(LoopError, match=r"other settings \(sft_steps: 60 then, 90 now\)"):
+        continued_settings(recorded, {"sft_steps": 90})
+
+    # the CLI: a run folder with a record is continued with it, and an option that contradicts it is refused
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "loop.json").write_text(json.dumps(recorded))
+    refused = CliRunner().invoke(app, ["train", "loop", "--run", str(run), "--sft-steps", "90"],
+                                 env={"KOPA_HOME": str(tmp_path / "home")})
+    assert refused.exit_code == 2 and "sft_steps: 60 then, 90 now" in refused.output, refused.output
+    assert sorted(p.name for p in run.iterdir()) == ["loop.json"]  # nothing started
+
+
 def test_status_shows_the_stages_and_figures_and_runs_nothing(quick_run, tmp_path):
     env, run, _ = quick_run
     before = sorted(p.name for p in run.iterdir())

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from bench.agents.step import approx_tokens, short_text, short_tool, shown_tools
+from bench.agents.step import GENERIC_PARAMS, approx_tokens, bare_generic, short_text, short_tool, shown_tools
 from bench.limits import EpisodeLimits
 from edge.dataset.export import export_sft, replay_items
 from train.episode import run_rollout
@@ -20,7 +20,7 @@ from train.policies import GoldenPolicy
 
 from .conftest import as_item, bench_tasks, replay_gateway
 
-SHORT = EpisodeLimits(max_description_chars=40, max_tool_tokens=96)
+SHORT = EpisodeLimits(max_description_chars=40, max_tool_tokens=96, bare_generic_params=True)
 IDS = ("fin-001", "trf-001")  # parallel steps with large records; a chain
 
 
@@ -45,6 +45,25 @@ def test_short_tools_keep_names_types_enums_and_required():
     dropped = short_tool(tool, 0)["function"]
     assert "description" not in dropped and "description" not in dropped["parameters"]["properties"]["a"]
     assert shown_tools([tool], EpisodeLimits()) == [tool]  # no limit: untouched
+
+
+def test_bare_generic_parameters_keep_their_names_types_and_bounds_only():
+    tool = {"type": "function", "function": {"name": "f", "description": "조회합니다.", "parameters": {
+        "type": "object", "required": ["KEY"], "properties": {
+            "KEY": {"type": "string", "description": "인증키. get_x_api_key 도구가 돌려준 키 토큰을 그대로 넣으세요."},
+            "ROUTE": {"type": "string", "description": "노선명(예: 경부선)"},
+            "pageNo": {"type": "integer", "description": "가져올 페이지 번호(1부터).", "default": 1},
+            "numOfRows": {"type": "integer", "description": "한 페이지의 레코드 수.", "default": 10, "maximum": 1000}}}}}
+    bare = bare_generic(tool)["function"]["parameters"]
+    assert bare["properties"] == {"KEY": {"type": "string"},
+                                  "ROUTE": {"type": "string", "description": "노선명(예: 경부선)"},
+                                  "pageNo": {"type": "integer"}, "numOfRows": {"type": "integer", "maximum": 1000}}
+    assert bare["required"] == ["KEY"] and tool["function"]["parameters"]["properties"]["KEY"]["description"]  # a copy
+    shown = shown_tools([tool], EpisodeLimits(max_description_chars=12, bare_generic_params=True))[0]["function"]
+    assert shown["parameters"]["properties"]["ROUTE"]["description"] == "노선명(예: 경부선)"  # within 12: kept
+    assert all(set(shown["parameters"]["properties"][name]) <= {"type", "maximum"} for name in GENERIC_PARAMS)
+    described = shown_tools([tool], EpisodeLimits(max_description_chars=12))[0]["function"]["parameters"]
+    assert described["properties"]["pageNo"]["description"] and described["properties"]["pageNo"]["default"] == 1
 
 
 @pytest.fixture(scope="module")

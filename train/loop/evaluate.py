@@ -7,9 +7,10 @@ Every episode is ``bench.episode.run_episode`` on a strict-replay gateway of the
 through ``train.episode.run_rollout`` for a model: the same prompt, tool order (seeded per task and seed), limits,
 agent step and scorers as ``kopa bench run``. The model plays greedily (``train.engines.trl.generate``), so a seed
 changes the episode (its tool order and key tokens), not the decoding; the model is the one training used, read in
-torch (fp32). ``batch`` episodes run at once and their generations go through the model as one batch
-(``GreedyBatch``: decoding reads the weights once per token for the whole batch), each episode keeping its attention
-cache from turn to turn (``train.engines.trl.kv_reuse``), so a turn reads only the tokens it adds. The model's messages give what the bench's
+torch (fp32, or under bf16 autocast: the loop's ``eval_precision``). ``batch`` episodes run at once and their
+generations go through the model as one batch (``GreedyBatch``: decoding reads the weights once per token for the
+whole batch), each episode keeping its attention cache from turn to turn (``train.engines.trl.kv_reuse``), so a
+turn reads only the tokens it adds. The model's messages give what the bench's
 verdicts do not:
 
 * ``calls`` / ``well_formed``: tool calls the model wrote, and those that could be read and name an offered tool;
@@ -206,16 +207,19 @@ async def _each_episode(tasks: Sequence[Task], seeds: Sequence[int], out: Path, 
 def evaluate_model(model: Any, tokenizer: Any, tasks: Sequence[Task], *, seeds: Sequence[int], limits: EpisodeLimits,
                    out: Path, home: Path, cassettes: Path = REPO / "cassettes", max_new_tokens: int = 256,
                    max_response_tokens: int = 4096, batch: int = 1, guide_tool_calls: bool = False,
+                   precision: str = "fp32",
                    progress: Callable[[EpisodeFigures], None] | None = None) -> list[EpisodeFigures]:
     """``model`` (a loaded causal LM, adapter or not) played greedily over ``tasks`` × ``seeds`` (module doc);
     ``batch``: that many episodes at once, their generations batched (``GreedyBatch``); ``guide_tool_calls``: a
-    call, once opened, decoded under the offered tools' grammar (``train.engines.trl.call_grammar``)."""
+    call, once opened, decoded under the offered tools' grammar (``train.engines.trl.call_grammar``); ``precision``:
+    fp32, or bf16 autocast (``GreedyBatch``)."""
     from bench.agents.step import TokenTrace
     from train.engines.trl.generate import GreedyBatch
     from train.engines.trl.tokens import ChatTemplateTokens
     from train.episode import run_rollout
 
-    batched = GreedyBatch(model, tokenizer, max_new_tokens=max_new_tokens, guide_tool_calls=guide_tool_calls)
+    batched = GreedyBatch(model, tokenizer, max_new_tokens=max_new_tokens, guide_tool_calls=guide_tool_calls,
+                          precision=precision)
 
     async def play(task: Task, seed: int, gateway: Any) -> EpisodeFigures:
         trace = TokenTrace(ChatTemplateTokens(tokenizer), max_response_tokens=max_response_tokens)

@@ -20,8 +20,8 @@ The stages, each in its own folder of the run (``train.loop.stages``: skipped wh
 9. ``report``   report.json, report.md and report.html (``train.loop.report``), written afresh from the stages
                 every time the loop runs.
 
-The settings are written to ``loop.json`` first; a run folder continued with other settings is refused, so every
-figure of a run comes from one set of settings.
+The settings are written to ``loop.json`` first; a run folder is continued with them (``continued_settings``), and
+with other settings is refused, so every figure of a run comes from one set of settings.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from typing import Any
 from .evaluate import EpisodeFigures, evaluate_agent, evaluate_model, read_episodes
 from .report import LoopReport, summarize_model
 from .reuse import edge_code
-from .settings import SETTINGS_FILE, LoopSettings, recorded_settings, settings_then
+from .settings import SETTINGS_FILE, LoopSettings, continued_settings, recorded_settings, settings_then
 from .stages import LoopError, Stage
 
 __all__ = ["EVALUATED", "STAGES", "loop_status", "run_loop"]
@@ -227,7 +227,8 @@ class Loop:
             loaded, tokenizer = load_for_inference(self.model_source(model))
             rows = evaluate_model(loaded, tokenizer, tasks, seeds=s.seeds, limits=s.limits, out=out, home=self.home,
                                   max_new_tokens=s.max_new_tokens, batch=s.eval_batch,
-                                  guide_tool_calls=s.guide_tool_calls, progress=progress)
+                                  guide_tool_calls=s.guide_tool_calls, precision=s.eval_precision,
+                                  progress=progress)
         return _finish_evaluation(stage, rows)
 
     def evaluate_grpo(self, stage: Stage) -> dict[str, Any]:
@@ -369,7 +370,8 @@ class ProbeCallback:
                                           limits=self.loop.settings.limits, out=out, home=self.loop.home,
                                           max_new_tokens=self.loop.settings.max_new_tokens,
                                           batch=self.loop.settings.eval_batch,
-                                          guide_tool_calls=self.loop.settings.guide_tool_calls)
+                                          guide_tool_calls=self.loop.settings.guide_tool_calls,
+                                          precision=self.loop.settings.eval_precision)
                 summary = summarize_model(f"step {step}", rows)
                 point = {"step": step, "examples_seen": step,  # batch 1: one row per step
                          "well-formed": summary.figures["well-formed"].mean, "Corr": summary.figures["Corr"].mean}
@@ -457,7 +459,7 @@ def loop_status(run: Path, *, home: Path, cassettes: Path) -> tuple[dict[str, st
     run = Path(run).expanduser().resolve()
     if not (run / "loop.json").is_file():
         raise LoopError(f"{run} is not a loop run folder (no loop.json)")
-    settings = LoopSettings.model_validate_json((run / "loop.json").read_text(encoding="utf-8"))
+    settings = continued_settings(recorded_settings(run) or {}, {})
     loop = Loop(settings, run, Path(home).expanduser(), cassettes=Path(cassettes).expanduser(), log=lambda _: None)
     states = {}
     for name in STAGES[:-1]:

@@ -4,16 +4,20 @@
     settings = LoopSettings.quick()                 # every stage on a handful of items with a tiny model (CI)
 
 The episode limits are the loop's own, shorter than the bench's (``LOOP_LIMITS``): tool descriptions cut to their
-first sentence, tool results to ~256 tokens, 8 turns. Training rows (EDGE's export, run with these limits) and the
-evaluated prompts are shaped by the same agent step, so the tuned model is evaluated on prompts like those it saw.
-A run folder keeps its settings (``loop.json``); continuing it with other settings is refused.
+first sentence, the API key and paging parameters by name and type only, tool results to ~256 tokens, 8 turns.
+Training rows (EDGE's export, run with these limits) and the evaluated prompts are shaped by the same agent step, so
+the tuned model is evaluated on prompts like those it saw.
+
+A run folder keeps its settings (``loop.json``) and is continued with them (``continued_settings``): a setting added
+or a default changed since the run started counts as what the run did then (``settings_then``), and an option given
+again must say what the run recorded, or the continuation is refused.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,15 +25,16 @@ from bench.limits import EpisodeLimits
 
 from .stages import LoopError
 
-__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "SETTINGS_FILE", "LoopSettings", "bench_tools", "recorded_settings",
-           "settings_then"]
+__all__ = ["LOOP_LIMITS", "QUICK_TOOLS", "SETTINGS_FILE", "LoopSettings", "bench_tools", "continued_settings",
+           "recorded_settings", "settings_then"]
 
 SETTINGS_FILE = "loop.json"  # a run's settings, written before its first stage
 
 # episode_timeout_s: a backstop against a runaway episode only; with batched evaluation an episode's wall time
 # includes the generations of the episodes batched with it
+# bare_generic_params: the generic parameters' prose was 624 of a first turn's 2,643 tokens (run9, eval-v1)
 LOOP_LIMITS = EpisodeLimits(max_turns=8, max_calls=16, max_tool_tokens=256, max_description_chars=80,
-                            episode_timeout_s=3600.0)
+                            bare_generic_params=True, episode_timeout_s=3600.0)
 
 # --quick builds its EDGE data over these tools only (rest areas, bills, DART: a Phase A graph in seconds)
 QUICK_TOOLS = ("find_dart_corp_code", "get_dart_company_overview", "get_dart_single_company_key_accounts",
@@ -68,6 +73,8 @@ class LoopSettings(BaseModel):
     guide_tool_calls: bool = Field(True, description="evaluation: a call, once opened, is decoded under the grammar of "
                                                      "the offered tools (name, arguments' schema, end; "
                                                      "train.engines.trl.call_grammar), for every model alike")
+    eval_precision: Literal["fp32", "bf16"] = Field("bf16", description="evaluation and probes: the model read in "
+                                                                       "fp32, or under bf16 autocast (as SFT trains)")
     seed: int = Field(0, description="training seed")
     limits: EpisodeLimits = LOOP_LIMITS
 
@@ -97,15 +104,44 @@ def bench_tools(task_file: Path | None = None) -> tuple[str, ...]:
     return tuple(sorted(tools))
 
 
-# settings added after runs had started, with the value that earlier runs (which do not record them) ran with
-_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_calls": False}
+# settings (and episode limits) added after runs had started, with the value that earlier runs, which do not record
+# them, ran with
+_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_calls": False, "eval_precision": "fp32"}
+_LIMITS_BEFORE_THEY_EXISTED: dict[str, Any] = {"bare_generic_params": False}
 
 
 def settings_then(recorded: dict[str, Any]) -> dict[str, Any]:
     """Every setting of a run that recorded ``recorded``: a setting added since is filled with what runs did
-    before it existed (its default, unless it changed what an earlier run did)."""
+    before it existed (its default, unless it changed what an earlier run did), an episode limit likewise."""
     defaults = LoopSettings.model_construct().model_dump(mode="json")
-    return {**defaults, **_BEFORE_THEY_EXISTED, **recorded}
+    then = {**defaults, **_BEFORE_THEY_EXISTED, **recorded}
+    if isinstance(recorded.get("limits"), dict):
+        then["limits"] = {**EpisodeLimits().model_dump(mode="json"), **_LIMITS_BEFORE_THEY_EXISTED,
+                          **recorded["limits"]}
+    return then
+
+
+def continued_settings(recorded: dict[str, Any], given: dict[str, Any]) -> LoopSettings:
+    """The settings a run that recorded ``recorded`` goes on with: its own (``settings_then``), whatever the
+    defaults are now. ``given`` (options named again, as ``LoopSettings`` fields) must each say what the run recorded.
+
+    Raises:
+        LoopError: an option given differs from the run's, or the record is not a run's settings.
+    """
+    then = settings_then(recorded)
+    try:
+        settings = LoopSettings.model_validate(then)
+    except ValueError as exc:
+        raise LoopError(f"the run's recorded settings do not load ({exc}); start a new --run folder") from None
+    if given:
+        wanted = LoopSettings.model_validate({**then, **given}).model_dump(mode="json")
+        had = settings.model_dump(mode="json")
+        changed = sorted(k for k in given if wanted.get(k) != had.get(k))
+        if changed:
+            what = "; ".join(f"{k}: {had[k]!r} then, {wanted[k]!r} now" for k in changed)
+            raise LoopError(f"the run was started with other settings ({what}); continue it with the same settings "
+                            "or start a new --run folder")
+    return settings
 
 
 def recorded_settings(run: Path) -> dict[str, Any] | None:

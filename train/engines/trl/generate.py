@@ -80,12 +80,17 @@ class GreedyBatch:
     arithmetic slightly, so a batched greedy episode can differ from the same episode played alone.
 
     ``guide_tool_calls``: once a turn opens ``<tool_call>``, the call is decoded under the grammar of the tools the
-    episode offers (``call_grammar``: an offered name, arguments in its schema, the call's end).
+    episode offers (``call_grammar``: an offered name, arguments in its schema, the call's end). ``precision``:
+    ``bf16`` runs the model under bf16 autocast, as SFT trains it (prompts read 1.3–2× faster on an AVX512-BF16 CPU
+    than in fp32; greedy choices can differ where two tokens' logits are within bf16's rounding).
     """
 
-    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256, guide_tool_calls: bool = False):
+    def __init__(self, model: Any, tokenizer: Any, *, max_new_tokens: int = 256, guide_tool_calls: bool = False,
+                 precision: str = "fp32"):
+        if precision not in ("fp32", "bf16"):
+            raise ValueError(f"precision is fp32 or bf16, not {precision!r}")
         self.model, self.tokenizer, self.max_new_tokens = model, tokenizer, max_new_tokens
-        self.guide_tool_calls = guide_tool_calls
+        self.guide_tool_calls, self.precision = guide_tool_calls, precision
         self.running = 0
         self.pending: list[tuple[list[int], int, Any, Any, Any]] = []  # (prompt ids, room, cache, guide, future)
         self.batches: list[int] = []  # the size of each batch run (what the tests and the report read)
@@ -145,12 +150,19 @@ class GreedyBatch:
     def _generate(self, requests: list[tuple[Any, list[int], int]], guides: list[Any]) -> list[Generation]:
         from .kv_reuse import greedy_decode
 
+        import contextlib
+
+        import torch
+
         self.batches.append(len(requests))
         was_training = self.model.training
         self.model.eval()
+        autocast = (torch.autocast(self.model.device.type, dtype=torch.bfloat16) if self.precision == "bf16"
+                    else contextlib.nullcontext())
         try:
-            decoded = greedy_decode(self.model, requests, eos=self.tokenizer.eos_token_id,
-                                    guides=guides if any(g is not None for g in guides) else None)
+            with autocast:
+                decoded = greedy_decode(self.model, requests, eos=self.tokenizer.eos_token_id,
+                                        guides=guides if any(g is not None for g in guides) else None)
         finally:
             self.model.train(was_training)
         return [Generation(self.tokenizer.decode(ids, skip_special_tokens=False), ids, [0.0] * len(ids))
