@@ -349,6 +349,12 @@ def test_reuse_takes_each_stage_whose_settings_and_inputs_agree_and_refuses_a_co
     assert any("[eval-listed] not reused: seeds differ" in line for line in said), said
     assert not (tmp_path / "other-seeds" / "eval-listed").exists()
 
+    # the base model read in another precision: its evaluation runs again, the baseline (no model) is taken
+    said = []
+    taken = reuse_stages(run, tmp_path / "other-precision", LoopSettings.quick(eval_precision="fp32"), log=said.append)
+    assert taken == ["dataset", "audit", "eval-listed"], said
+    assert any("[eval-base] not reused: eval_precision" in line for line in said), said
+
     # other data: the audit reads it and runs again; the evaluations read none and are taken
     said = []
     taken = reuse_stages(run, tmp_path / "other-data", LoopSettings.quick(edge_items=5), log=said.append)

@@ -37,7 +37,7 @@ STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage'
     "audit": (*_DATASET, "split"),
     "eval-listed": ("split", "split_tasks", "seeds", "limits"),
     "eval-base": ("model", "split", "split_tasks", "seeds", "limits", "max_new_tokens", "eval_batch",
-                  "guide_tool_calls", "guide_tool_names"),
+                  "guide_tool_calls", "guide_tool_names", "eval_precision"),
 }
 STAGE_NEEDS: dict[str, tuple[str, ...]] = {"audit": ("dataset",)}  # what a stage reads of the stages before it
 # decoding guides: they act only inside a call the model opens (``train.engines.trl.call_grammar``), so an evaluation
