@@ -120,14 +120,21 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip(" ,·:")
 
 
+# a yearly edition of a statistic: '경기도 외국인주민 현황(2023년)', one tool per year
+_EDITION = re.compile(r"\(((?:19|20)\d{2}년)\)")
+
+
 def topic(spec: Any) -> str:
-    """What a tool is about, as a noun phrase ("고속도로 휴게소 위치 목록")."""
+    """What a tool is about, as a noun phrase ("고속도로 휴게소 위치 목록"); a yearly edition by its year first
+    ("2023년 경기도 외국인주민 현황"): the editions of one statistic are tools of their own, named alike but for it."""
     first = re.split(r"(?<=[.])\s", spec.description_ko.strip(), maxsplit=1)[0]
     text = _ENDINGS.sub("", _clean(first)).strip(" .")
     text = _BY_KEY.sub(r"\2 \1", text)  # "…기본정보를 기준일자별로 조회" ends adverbially: "기준일자별 …기본정보"
     for pattern, replacement in _TOPIC_REWRITES:
         text = pattern.sub(replacement, text)
-    return _first_conjunct(text) or spec.name
+    said = _first_conjunct(text) or spec.name
+    edition = _EDITION.search(first)
+    return f"{edition.group(1)} {said}" if edition and edition.group(1) not in said else said
 
 
 # 'A과 B, C' where B, C is a list of nouns (no particle or verb ending after it): what the data holds besides A
@@ -378,7 +385,8 @@ def realise(trace: Trace, catalog: Any, rng: np.random.Generator) -> tuple[str, 
     forms = (f"{lead}{ga(topic(start))} {trace.final['threshold']}건 {rule}이면 {then_cond} "
              f"{ga(topic(catalog.get(then_tool)))} 몇 건인지, 아니면 {else_cond} {ga(topic(catalog.get(else_tool)))} "
              "몇 건인지 알려 주세요.",
-             f"먼저 {lead}{eul(topic(start))} 보고 {trace.final['threshold']}건 {rule}이라면 {then_cond} "
+             f"먼저 {lead}{eul(topic(start))} 보고 {trace.final['threshold']}건 {_particle(rule, '이라면', '라면')} "
+             f"{then_cond} "
              f"{topic(catalog.get(then_tool))}의 건수를, 그렇지 않다면 {else_cond} "
              f"{topic(catalog.get(else_tool))}의 건수를 알려 주세요.")
     return re.sub(r"\s+", " ", forms[c]), f"cond{c}"
