@@ -37,7 +37,7 @@ from mcp_gateway.runtime.result import Outcome
 
 from .item import FAN_BUDGET, FinalType, Junction, JunctionType, TaskType
 from .junctions import EXTREMES, as_date, as_number, derive, distinct_values, junction_type, pivots
-from .user_terms import name_field, opaque, position_field, spoken_code
+from .user_terms import compass, name_field, opaque, position_field, spoken_code
 from .walk import LiveGraph, Walk
 
 __all__ = ["MAX_PAGES", "Abandon", "Executed", "Hop", "Trace", "classify", "run_chain", "run_comparison",
@@ -164,6 +164,11 @@ def _code_like(name: str, description: str) -> bool:
     return bool(_CODE_LIKE.search(name)) or any(w in description for w in _RECORD_DETAIL)
 
 
+# where a record is on the map: a user asks for a place's coordinates and picks the northernmost or westernmost
+# (``compass``), but selects no bank by "경도가 126.924229를 넘지 않는"; a bare X/Y is no direction at all
+_COORDINATE = re.compile(r"위도|경도|좌표")
+
+
 def _descriptions(draft: Draft, tool: str) -> dict[str, str]:
     return {f.name: f.description_ko for f in draft.spec(tool).output}
 
@@ -205,12 +210,13 @@ def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
             out.setdefault(op, []).append((name, pivot))
 
     for name, description in sorted(described.items()):
-        if name == bound or _code_like(name, description):
+        extreme_only = position_field(description) or compass(description) is not None  # no 'order ≥ 296'
+        if name == bound or _code_like(name, description) or (_COORDINATE.search(description) and not extreme_only):
             continue
         if _numeric(records, name) and not _dated(records, name):
             for op in ("max", "min"):
                 keep(op, name)
-            for op in () if position_field(description) else ("ge", "le"):  # the last listed, not 'order ≥ 296'
+            for op in () if extreme_only else ("ge", "le"):
                 for pivot in pivoted(op, name):
                     out.setdefault(op, []).append((name, pivot))
         elif _dated(records, name):

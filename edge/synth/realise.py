@@ -24,7 +24,7 @@ import numpy as np
 
 from .execute import Hop, Trace
 from .item import JunctionType
-from .user_terms import label, position_field, spoken_code, spoken_number, yes_no_flag
+from .user_terms import compass, label, position_field, spoken_code, spoken_number, yes_no_flag
 
 __all__ = ["leaks", "naturalise", "realise", "topic"]
 
@@ -278,6 +278,8 @@ def _which(j: Any, source: Any, hop: Hop, choice: int) -> str:
     if j.operator in _LISTED and position_field(description):
         forms = _LISTED[j.operator]
         return forms[choice % len(forms)]  # '목록 맨 앞에 나오는', not '표시 순서가 가장 작은'
+    if j.operator in ("max", "min") and (words := compass(description)) is not None:
+        return words[j.operator]  # '가장 북쪽에 있는', not '위도(WGS84)가 가장 큰'
     pivot = naturalise(j.pivot, op_field) if j.pivot is not None else ""
     templates = _OPERATOR[j.operator or "max"]
     return templates[choice % len(templates)].format(f=op_field, i=ga(op_field)[len(op_field):], p=pivot,

@@ -6,6 +6,7 @@
     yes_no_flag("분교 여부(Y/N)", "N")   # ('분교', False): said as what it asks ('분교에 해당하지 않는'), not as N
     spoken_number("대수(예: 22 = 제22대 국회)", 21)   # '제21대 국회': a number said as its example says it
     position_field("표시 순서")          # True: a place in the list, said as 맨 앞 / 맨 뒤, never as a threshold
+    compass("위도(WGS84)")              # {'max': '가장 북쪽에 있는', 'min': '가장 남쪽에 있는'}: never a threshold
     opaque(p, "PRC_C5J6O9N9…")         # True: an identifier no user knows (a bill id, a rest-area code, an ISIN)
     world_name(spec, "SIGUN_CD", "41130", records)   # ('시군명', '성남시'): the world's name for a code
 
@@ -20,8 +21,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["code_table", "identifier_param", "label", "name_field", "opaque", "position_field", "spoken_code",
-           "spoken_number", "strip_parens", "world_name", "yes_no_flag"]
+__all__ = ["code_table", "compass", "identifier_param", "label", "name_field", "opaque", "position_field",
+           "spoken_code", "spoken_number", "strip_parens", "world_name", "yes_no_flag"]
 
 _PAREN = re.compile(r"\s*\([^()]*\)")
 _ENTRY = re.compile(r"^([A-Za-z0-9]{1,10})(?:\s*=\s*|\s+)([가-힣0-9][^=→]*?)\s*$")  # '03 폐업', '22 = 제22대 국회'
@@ -99,6 +100,17 @@ def spoken_number(description: str, value: Any) -> str | None:
         return None
     before, after = m.group(2).lstrip(), m.group(3).rstrip()
     return f"{before}{text}{after}" if _HANGUL.search(before + after) else None
+
+
+_COMPASS = {"위도": {"max": "가장 북쪽에 있는", "min": "가장 남쪽에 있는"},
+            "경도": {"max": "가장 동쪽에 있는", "min": "가장 서쪽에 있는"}}
+
+
+def compass(description: str) -> dict[str, str] | None:
+    """How a user picks a record by a coordinate field: the northernmost, the westernmost ('max' / 'min' → the
+    words). A user selects no bank by "경도가 126.924229를 넘지 않는"; None for any other field."""
+    said = label(description)
+    return next((words for axis, words in _COMPASS.items() if axis in said), None)
 
 
 _POSITION = re.compile(r"(?<!일련)(?:순번|순서)$")

@@ -203,7 +203,7 @@ def test_a_place_in_the_list_is_selected_as_the_first_or_the_last_never_by_a_thr
         assert words in said and "표시 순서" not in said, said
 
 
-def test_a_detail_that_identifies_one_person_or_remarks_on_a_record_is_no_kind_to_select_by():
+def test_a_detail_that_identifies_remarks_on_or_places_a_record_is_no_kind_to_select_by():
     from types import SimpleNamespace
 
     from edge.synth.execute import derivations
@@ -212,9 +212,24 @@ def test_a_detail_that_identifies_one_person_or_remarks_on_a_record_is_no_kind_t
               SimpleNamespace(name="SECRETARY", description_ko="비서관"),
               SimpleNamespace(name="JOB_RES_NM", description_ko="위원회 직책(위원장, 간사, 위원)"),
               SimpleNamespace(name="rm", description_ko="비고(유 유가증권시장본부 소관, 코 코스닥, 연 연결, 정 정정)"),
+              SimpleNamespace(name="LO", description_ko="경도"), SimpleNamespace(name="LAT", description_ko="WGS84위도"),
               SimpleNamespace(name="HG_NM", description_ko="이름")]
     records = [{"HG_NM": f"의원{i}", "HJ_NM": f"議員{i}", "SECRETARY": f"비서{i}", "rm": ("연", "연", "정")[i % 3],
+                "LO": 126.9 + i / 100, "LAT": 37.5 + i / 100,
                 "JOB_RES_NM": ("위원장", "간사", "간사", "위원", "위원", "위원")[i]} for i in range(6)]
     draft = SimpleNamespace(spec=lambda tool: SimpleNamespace(output=output))
-    fields = {name for name, _ in derivations(draft, "members", records, "HG_NM").get("eq", [])}
-    assert fields == {"JOB_RES_NM"}
+    options = derivations(draft, "members", records, "HG_NM")
+    fields = {name for op, choices in options.items() if op in ("eq", "ge", "le") for name, _ in choices}
+    assert fields == {"JOB_RES_NM"} and options["eq"], options  # no threshold on a coordinate either
+    # a coordinate picks the northernmost or the westernmost, said so
+    from edge.synth.execute import Hop
+    from edge.synth.item import Junction, JunctionType
+    from edge.synth.realise import _which
+
+    assert {name for name, _ in options["max"]} == {name for name, _ in options["min"]} == {"LO", "LAT"}
+    source = SimpleNamespace(output=output)
+    for op, field, words in (("max", "LAT", "가장 북쪽에 있는"), ("min", "LO", "가장 서쪽에 있는")):
+        junction = Junction(source="members", target="t", field="HG_NM", param="HG_NM", cardinality=6,
+                            type=JunctionType.DRV, operator=op)
+        said = _which(junction, source, Hop(junction, {}, op_field=field), 0)
+        assert said == words, said

@@ -158,9 +158,10 @@ def test_a_threshold_on_a_one_junction_chain_is_no_mixed_item():
     kept (the attempt runner's rule, ``attempt._check_composed``)."""
     from edge.synth.attempt import AttemptJob, run_attempt
 
-    one = _keyed("list_rest_area_locations", "get_rest_area_best_foods", REST_CODE)
-    graph = LiveGraph({"list_rest_area_locations": [one]}, {"list_rest_area_locations": [{"routeName": "경부선"}]},
-                      starts=["list_rest_area_locations"], platform_of={"list_rest_area_locations": "ex"})
+    # a route's menus → their rest areas' brands (rest areas are selected by a menu's price, not by a coordinate)
+    one = _keyed("get_rest_area_best_foods", "get_rest_area_brands", REST_CODE)
+    graph = LiveGraph({"get_rest_area_best_foods": [one]}, {"get_rest_area_best_foods": [{"routeNm": "경부선"}]},
+                      starts=["get_rest_area_best_foods"], platform_of={"get_rest_area_best_foods": "ex"})
 
     async def attempts(want: TaskType) -> list:
         gateway = open_sandbox_gateway(TEST_DATA_DIR, scale=TEST_SCALE)
@@ -174,9 +175,9 @@ def test_a_threshold_on_a_one_junction_chain_is_no_mixed_item():
 
     mixed = asyncio.run(attempts(TaskType.MIXED))
     dropped = [r for r in mixed if r.executed is None]
-    # where the rest area's menus name no one-valued field, the threshold would ask the count either way: dropped first
+    # where the rest areas' brands name no one-valued field, the threshold would ask the count either way: dropped first
     one_junction = [r for r in dropped if "a threshold on a one-junction chain" in r.reason]
     assert one_junction and all(r in one_junction or "between the count and the count" in r.reason for r in dropped)
     kept = [r.executed for r in mixed if r.executed is not None]
-    assert kept  # a route's several rest areas fan out: compared (FAN + CMP) or, where they tie, summed (FAN)
+    assert kept  # the menus priced past a bound fan out to a few rest areas: compared (CMP) or, tied, summed
     assert all(e.final is not FinalType.COND and len(e.junctions) == 1 for e in kept)
