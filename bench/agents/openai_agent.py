@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from bench.agents.base import CallTool, EpisodeContext
 from bench.agents.llm_config import OpenAIAgentConfig
 from bench.agents.step import (
+    SCHEMA_PROSE,
     AgentError,
     AgentStep,
     ToolCallRequest,
@@ -176,9 +177,6 @@ class OpenAIAgent:
         return reply.message
 
 
-_SCHEMA_PROSE = ("description", "title", "examples", "default")
-
-
 def lean_tool(tool: dict[str, Any]) -> dict[str, Any]:
     """An OpenAI ``tools`` entry with no prose in its parameter schema (descriptions, titles, examples, defaults):
     names, types, enums and ``required`` stay (``OpenAIAgentConfig.schema_prose``)."""
@@ -188,7 +186,7 @@ def lean_tool(tool: dict[str, Any]) -> dict[str, Any]:
             return [lean(item) for item in schema]
         if not isinstance(schema, dict):
             return schema
-        out = {k: lean(v) for k, v in schema.items() if k not in _SCHEMA_PROSE}
+        out = {k: lean(v) for k, v in schema.items() if k not in SCHEMA_PROSE}
         if isinstance(schema.get("properties"), dict):  # property names are data, not prose
             out["properties"] = {name: lean(sub) for name, sub in schema["properties"].items()}
         return out

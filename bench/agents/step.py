@@ -53,9 +53,9 @@ from mcp_gateway.runtime import Outcome, ToolResult
 from models.errors import ErrorKind
 from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCallParser, read_message, read_text
 
-__all__ = ["BYTES_PER_TOKEN", "GENERIC_PARAMS", "AgentError", "AgentStep", "BudgetSpent", "Generate", "Generation",
-           "TokenCodec", "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens", "assistant_message",
-           "bare_generic", "cap_tool_response", "read_calls", "read_generation", "short_text", "short_tool",
+__all__ = ["BYTES_PER_TOKEN", "GENERIC_PARAMS", "SCHEMA_PROSE", "AgentError", "AgentStep", "BudgetSpent", "Generate",
+           "Generation", "TokenCodec", "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens",
+           "assistant_message", "bare_generic", "cap_tool_response", "read_calls", "read_generation", "short_text", "short_tool",
            "shown_tools", "tool_message"]
 
 BYTES_PER_TOKEN = 3
@@ -178,7 +178,7 @@ def short_tool(tool: dict[str, Any], max_chars: int) -> dict[str, Any]:
 
 
 GENERIC_PARAMS = ("KEY", "pageNo", "numOfRows")  # every catalog tool's API key, page and page size, alike in each
-_PROSE = ("description", "default", "title", "examples")
+SCHEMA_PROSE = ("description", "title", "examples", "default")  # a schema's words; names, types and bounds aside
 
 
 def bare_generic(tool: dict[str, Any]) -> dict[str, Any]:
@@ -189,7 +189,7 @@ def bare_generic(tool: dict[str, Any]) -> dict[str, Any]:
     properties = parameters.get("properties")
     if not isinstance(properties, dict) or not any(name in properties for name in GENERIC_PARAMS):
         return tool
-    bare = {name: ({k: v for k, v in schema.items() if k not in _PROSE}
+    bare = {name: ({k: v for k, v in schema.items() if k not in SCHEMA_PROSE}
                    if name in GENERIC_PARAMS and isinstance(schema, dict) else schema)
             for name, schema in properties.items()}
     return {**tool, "function": {**function, "parameters": {**parameters, "properties": bare}}}

@@ -150,17 +150,13 @@ class GreedyBatch:
     def _generate(self, requests: list[tuple[Any, list[int], int]], guides: list[Any]) -> list[Generation]:
         from .kv_reuse import greedy_decode
 
-        import contextlib
-
         import torch
 
         self.batches.append(len(requests))
         was_training = self.model.training
         self.model.eval()
-        autocast = (torch.autocast(self.model.device.type, dtype=torch.bfloat16) if self.precision == "bf16"
-                    else contextlib.nullcontext())
         try:
-            with autocast:
+            with torch.autocast(self.model.device.type, dtype=torch.bfloat16, enabled=self.precision == "bf16"):
                 decoded = greedy_decode(self.model, requests, eos=self.tokenizer.eos_token_id,
                                         guides=guides if any(g is not None for g in guides) else None)
         finally:
