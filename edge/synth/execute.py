@@ -57,7 +57,8 @@ class Hop:
     given: dict[str, Any]  # target parameters filled from the plan's candidates (the user states them)
     op_field: str | None = None  # the field a DRV operator reads (may differ from the bound field)
     values: tuple[str, ...] = ()  # bound values that went on (after a DRV's selection)
-    each: bool = False  # crossed by every branch of an earlier fan-out, one value each
+    each: bool = False  # crossed by every branch of an earlier fan-out
+    fanned: bool = False  # ... and each branch called the target once for each of its values (not one)
 
 
 @dataclass
@@ -380,11 +381,17 @@ async def _hop(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction],
 
 async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junction], branches: list, step: int,
                     want: TaskType, rng: np.random.Generator) -> tuple[int, list, bool]:
-    """Cross one edge from every branch of a fan-out, in one parallel step: each branch hands on one value and asks
-    the target for the same user-given arguments, so one question covers all. A branch carrying one value crosses
-    a SEQ junction; where branches carry more than φ, one selection picks one value in each (its largest, smallest,
-    latest, earliest or most frequent: "each member's bill referred last"), a DRV junction in the middle of the
-    chain."""
+    """Cross one edge from every branch of a fan-out, in one parallel step, every branch asking the target for the
+    same user-given arguments, so one question covers all. A branch carrying one value crosses a SEQ junction. Where
+    branches carry 2..φ values, each value of each branch is called: a fan-out inside each branch ("each member's
+    sponsored bills, each bill's detail"). Where they carry more than φ, one selection applies in each: one that
+    keeps one value (its largest, smallest, latest, earliest or most frequent: "each member's bill referred last") or
+    a threshold that keeps 1..φ in every branch ("each member's bills proposed after …", a fan-out inside each
+    branch again): a DRV junction in the middle of the chain.
+
+    A fan-out inside the branches makes one branch per value; the chain ends in their sum (``_chain_final``), and no
+    fan-out goes inside those (at most φ × φ calls a step).
+    """
     spec = draft.spec(edge.target)
     bounds = []
     for _, records, _ in branches:
@@ -395,34 +402,43 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
         raise Abandon(f"{edge.source} → {edge.target}: the branches cross it by different fields")
     (param, bound), = set(bounds)
     counts = [len(distinct_values(records, bound)) for _, records, _ in branches]
-    operator = op_field = None
-    if max(counts) > 1:
-        operator, op_field = _one_of_each(draft, edge.source, [records for _, records, _ in branches], bound, counts,
-                                          rng)
+    operator = op_field = pivot = None
+    if max(counts) > FAN_BUDGET:
+        operator, op_field, pivot = _selection_in_each(draft, edge.source, [records for _, records, _ in branches],
+                                                       bound, counts, rng)
+    picked = [records if operator is None else derive(records, operator, field=op_field, pivot=pivot)
+              for _, records, _ in branches]
+    fanned = any(len(distinct_values(records, bound)) > 1 for records in picked)
+    if fanned and any(h.fanned for h in trace.hops):
+        raise Abandon(f"{edge.source} → {edge.target}: a fan-out inside branches that are a fan-out's inside a fan-out")
     next_branches, givens = [], []
-    for label, records, _ in branches:
-        picked = records if operator is None else derive(records, operator, field=op_field)
-        value = distinct_values(picked, bound)[0]
-        _check_determined(edge.plan, picked, bound, value, edge)
-        representative = next(r for r in picked if str(r.get(bound)).strip() == value)
-        args = bind_arguments(edge.plan, representative, spec, rng)
-        givens.append({s["param"]: args[s["param"]] for s in edge.plan if s["kind"] != "upstream" and s["param"] in args})
-        trace.bound_values += _check_informative(edge, args, spec, value, trace)
-        got, got_calls, _ = await fetch(draft, edge.target, args, step)
-        trace.name_identifiers(spec, givens[-1], got)
-        next_branches.append((label, got, got_calls))
+    for (label, _, _), records in zip(branches, picked):
+        label_field = _label_field(draft, edge.source, records, bound)
+        for value in distinct_values(records, bound):
+            _check_determined(edge.plan, records, bound, value, edge)
+            representative = next(r for r in records if str(r.get(bound)).strip() == value)
+            args = bind_arguments(edge.plan, representative, spec, rng)
+            givens.append({s["param"]: args[s["param"]] for s in edge.plan
+                           if s["kind"] != "upstream" and s["param"] in args})
+            trace.bound_values += _check_informative(edge, args, spec, value, trace)
+            got, got_calls, _ = await fetch(draft, edge.target, args, step)
+            trace.name_identifiers(spec, givens[-1], got)
+            sub = f" {representative.get(label_field) or value}" if fanned else ""
+            next_branches.append((f"{label}{sub}", got, got_calls))
     if any(g != givens[0] for g in givens):
         raise Abandon(f"{edge.source} → {edge.target}: the branches ask it with different arguments")
     n = max(counts)
     junction = Junction(source=edge.source, target=edge.target, field=bound, param=param, cardinality=n,
-                        type=junction_type(n), operator=operator)
+                        type=junction_type(n), operator=operator, pivot=pivot)
     junctions.append(junction)
-    trace.hops.append(Hop(junction, givens[0], op_field, (), each=True))
+    trace.hops.append(Hop(junction, givens[0], op_field, (), each=True, fanned=fanned))
     return step + 1 + any(len(c) > 1 for _, _, c in next_branches), next_branches, False
 
 
 # the operators that select one value: usable in every branch alike
 _ONE_VALUE = ("max", "min", "latest", "earliest", "most_frequent")
+# the operators that keep the records past a pivot: usable in every branch where each keeps 1..φ values
+_THRESHOLDS = ("ge", "le", "date_after", "eq")
 
 
 def _selects_one(records: Sequence[Mapping[str, Any]], operator: str, name: str, bound: str) -> bool:
@@ -441,24 +457,29 @@ def _selects_one(records: Sequence[Mapping[str, Any]], operator: str, name: str,
     return len(distinct_values([r for v, r in scored if v == best], bound)) == 1
 
 
-def _one_of_each(draft: Draft, tool: str, branches: Sequence[Sequence[Mapping[str, Any]]], bound: str,
-                 counts: Sequence[int], rng: np.random.Generator) -> tuple[str, str]:
-    """(operator, field) of one selection that leaves exactly one ``bound`` value in every branch, drawn uniformly
-    among those that do. The junction is typed by its widest branch (§3.3: DRV past φ values); a narrower branch
-    goes through the same selection.
+def _keeps_a_few(records: Sequence[Mapping[str, Any]], operator: str, name: str, pivot: Any, bound: str) -> bool:
+    """A threshold ``operator`` at ``pivot`` keeps 1..φ ``bound`` values of ``records``."""
+    return 1 <= len(distinct_values(derive(records, operator, field=name, pivot=pivot), bound)) <= FAN_BUDGET
+
+
+def _selection_in_each(draft: Draft, tool: str, branches: Sequence[Sequence[Mapping[str, Any]]], bound: str,
+                       counts: Sequence[int], rng: np.random.Generator) -> tuple[str, str, Any]:
+    """(operator, field, pivot) of one selection that applies alike in every branch, drawn uniformly among those
+    that do: one that leaves exactly one ``bound`` value in each (pivot None), or a threshold (its pivot found on the
+    widest branch) that leaves 1..φ in each. The junction is typed by its widest branch (§3.3: DRV past φ values); a
+    narrower branch goes through the same selection.
 
     Raises:
-        Abandon: no branch carries more than φ values (a fan-out inside each branch, not a selection), or no
-            selection picks one value in every branch.
+        Abandon: no selection applies in every branch.
     """
-    if max(counts) <= FAN_BUDGET:
-        raise Abandon(f"{tool}.{bound} carries {sorted(set(counts))} values in the branches: a fan-out in each")
     widest = branches[counts.index(max(counts))]
     options = derivations(draft, tool, widest, bound)
-    choices = [(op, name) for op in _ONE_VALUE for name, _ in options.get(op, ())
+    choices = [(op, name, None) for op in _ONE_VALUE for name, _ in options.get(op, ())
                if all(_selects_one(records, op, name, bound) for records in branches)]
+    choices += [(op, name, pivot) for op in _THRESHOLDS for name, pivot in options.get(op, ())
+                if all(_keeps_a_few(records, op, name, pivot, bound) for records in branches)]
     if not choices:
-        raise Abandon(f"{tool}.{bound} (n={max(counts)}): no selection picks one value in every branch")
+        raise Abandon(f"{tool}.{bound} (n={max(counts)}): no selection applies in every branch")
     return choices[int(rng.integers(len(choices)))]
 
 
@@ -497,7 +518,8 @@ def _chain_final(draft: Draft, trace: Trace, junctions: list[Junction], branches
         # comparing the branches adds a pattern; FAN alone sums them, and so does a chain whose branches all returned
         # as many records: their comparison answers 0 whatever was asked (a bill's detail is one record per bill;
         # 258 of 1,029 items, 2026-12-07)
-        if want is TaskType.MIXED and len(set(counts)) > 1:
+        # a fan-out within a fan-out's branches is summed: a CMP would answer a branch-within-a-branch's label
+        if want is TaskType.MIXED and len(set(counts)) > 1 and not any(h.fanned for h in trace.hops):
             pick = untied(("max", "min", "diff")[int(rng.integers(3))], counts)
             recipe = {"op": "compare", "groups": groups, "measure": "count", "pick": pick}
             trace.final = {"kind": "compare", "pick": pick, "tool": junctions[-1].target}

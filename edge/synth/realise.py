@@ -248,6 +248,12 @@ def _hop_phrase(hop: Hop, catalog: Any, choice: int, spoken: Mapping[str, tuple[
         lead = ("각각", "각자 ", "그 각각에서") if hop.each else ("그중", "", "그 가운데")  # each: every branch's own
         forms = (f"{lead[0]} 가장 자주 나오는 {what}에 해당하는 {to}", f"{lead[1]}제일 많이 나오는 {ro(what)} 찾은 {to}",
                  f"{lead[2]} 가장 흔한 {what}의 {to}")
+    elif hop.fanned and j.operator is not None:  # a selection keeping a few in each branch, each one called
+        which = _which(j, source, hop, choice)
+        forms = (f"각각 그중 {which} 항목들의 {what}마다 {to}", f"각자 {which} 것들의 {what}별 {to}",
+                 f"그 각각에서 {which} {what} 하나하나의 {to}")
+    elif hop.fanned:  # a fan-out inside each branch: every value of every branch
+        forms = (f"각각 거기 나온 {what}마다 {to}", f"그 각각에 나온 {what}별 {to}", f"각자의 {what} 하나하나에 대한 {to}")
     elif hop.each and j.operator is not None:
         which = _which(j, source, hop, choice)
         forms = (f"각각 그중 {which} 항목의 {what}에 해당하는 {to}", f"각자 {which} 것의 {ro(what)} 찾은 {to}",

@@ -119,3 +119,32 @@ def test_a_four_junction_chain_through_drv_and_fan_replays_and_recomputes(deep_i
     assert failure is None
     assert recompute(item.recipe, records) == item.task.accepted_answers[0]
     assert outcome.passed and outcome.action.action == 1.0, outcome.error
+
+
+def _fanned_in_each_branch(item):
+    """The junction crossed by every branch of an earlier fan-out (its source called in parallel) where each branch
+    called the target once per value it carried (more target calls than source calls, at one step), or None."""
+    for k, j in enumerate(item.junctions):
+        sources = [a.step for a in item.task.golden_actions if a.tool == j.source]
+        targets = [a.step for a in item.task.golden_actions if a.tool == j.target]
+        if k and item.junctions[k - 1].target == j.source and len(sources) >= 2 and len(set(sources)) == 1 \
+                and len(targets) > len(sources) and len(set(targets)) == 1:
+            return j
+    return None
+
+
+def test_a_fan_out_inside_each_branch_of_a_fan_out_replays_and_is_summed(mixed_runs):
+    """Past a fan-out, where each branch keeps a few values (2..φ of its own, or what a threshold keeps of more:
+    "each member's votes cast …"), every value of every branch is called at one parallel step, and the chain ends in
+    their sum: a CMP over a branch within a branch would answer a compound label."""
+    item, cassettes = _first(mixed_runs, _fanned_in_each_branch, "fanning out inside each branch")
+    j = _fanned_in_each_branch(item)
+    calls = [a for a in item.task.golden_actions if a.tool == j.target]
+    sent = [str(a.args[j.param]) for a in calls]
+    assert len(sent) == len(set(sent)) and len({a.step for a in calls}) == 1  # each value once, one parallel step
+    assert any(w in item.task.query for w in ("마다", "별 ", "하나하나")), item.task.query
+    assert item.recipe["op"] != "compare"
+    (records, failure), outcome = _replayed(item, cassettes)
+    assert failure is None
+    assert recompute(item.recipe, records) == item.task.accepted_answers[0]
+    assert outcome.passed and outcome.action.action == 1.0, outcome.error
