@@ -612,6 +612,25 @@ def _tools_with_inputs(graph: LiveGraph) -> list[str]:
     return sorted(graph.inputs)
 
 
+COND_PARTNERS = 6  # a COND's branches are drawn from the check's this many closest tools of its platform
+
+
+def _title_words(spec: Any) -> set[str]:
+    """The words of a tool's title, its description's first sentence ('서울시 노원구 미용업 인허가 정보')."""
+    return set(re.split(r"[\s,·()]+", spec.description_ko.split(".")[0])) - {""}
+
+
+def _sharing(graph: LiveGraph, tool: str, given: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    """Known inputs of ``tool`` that share the most values with ``given`` (the same city, and the same status too
+    where they can), drawn uniformly among those; any known inputs where none shares one."""
+    said = {str(v) for v in given.values()}
+    shared = [len(said & {str(v) for v in a.values()}) for a in graph.inputs[tool]]
+    if not shared or max(shared) == 0:
+        return graph.start_args(tool, rng)
+    best = [a for a, n in zip(graph.inputs[tool], shared) if n == max(shared)]
+    return dict(best[int(rng.integers(len(best)))])
+
+
 def _params(draft: Draft, tool: str) -> set[str]:
     return {p.name for p in draft.spec(tool).params if not p.is_generic}
 
@@ -700,13 +719,25 @@ def _label_key(differing: list[str], variants: list[dict[str, Any]]) -> str | No
 
 async def run_conditional(draft: Draft, graph: LiveGraph, rng: np.random.Generator) -> Executed:
     """COND: one call's record count against a threshold decides which of two further calls runs; its count
-    is the answer."""
+    is the answer. The three tools are one platform's, and the branches ask about what the check asked about where
+    their known inputs share a value with its (a city, a district, a route): "수원시의 … 13건 이상이라면 수원시의 …",
+    not a budget in Suwon deciding between hospitals in Seoul."""
     tools = _tools_with_inputs(graph)
     if len(tools) < 3:
         raise Abandon("COND: fewer than three tools with known inputs")
-    test_tool, then_tool, else_tool = (tools[i] for i in rng.choice(len(tools), size=3, replace=False).tolist())
+    test_tool = tools[int(rng.integers(len(tools)))]
+    platform = draft.spec(test_tool).platform
+    partners = [t for t in tools if t != test_tool and draft.spec(t).platform == platform]
+    if len(partners) < 2:
+        raise Abandon(f"COND: fewer than two other tools of {platform} with known inputs")
+    # the closest in what they are about ("서울시 노원구 …" beside "서울시 노원구 …"), ties in a seeded order
+    words = _title_words(draft.spec(test_tool))
+    partners = [partners[i] for i in rng.permutation(len(partners)).tolist()]
+    partners.sort(key=lambda t: -len(words & _title_words(draft.spec(t))))
+    close = partners[:COND_PARTNERS]
+    then_tool, else_tool = (close[i] for i in rng.choice(len(close), size=2, replace=False).tolist())
     test_args = graph.start_args(test_tool, rng)
-    then_args, else_args = graph.start_args(then_tool, rng), graph.start_args(else_tool, rng)
+    then_args, else_args = _sharing(graph, then_tool, test_args, rng), _sharing(graph, else_tool, test_args, rng)
     got, calls, step = await fetch(draft, test_tool, test_args, 0)
     n = len(got)
     threshold = max(1, n + int(rng.integers(-1, 2)))

@@ -29,7 +29,8 @@ NUMERIC_OPERATORS = ("max", "min", "ge", "le")
 DATE_OPERATORS = ("date_after", "latest", "earliest")
 OPERATORS = ("max", "min", "ge", "le", "eq", "date_after", "latest", "earliest", "most_frequent")
 _NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
-_DATE = re.compile(r"^(\d{4})[-./]?(\d{2})[-./]?(\d{2})$")
+# a date, with a time of day after it or not ('20230605100000', '2023-06-05 10:00'): the day is what a user says
+_DATE = re.compile(r"^(\d{4})[-./]?(\d{2})[-./]?(\d{2})(?:[ T]?\d{2}:?\d{2}(?::?\d{2})?)?$")
 
 
 def junction_type(n: int, phi: int = FAN_BUDGET) -> JunctionType:
@@ -52,9 +53,12 @@ def as_number(value: Any) -> float | None:
 
 
 def as_date(value: Any) -> str | None:
-    """A date value as YYYYMMDD (from YYYYMMDD, YYYY-MM-DD or YYYY.MM.DD), or None."""
+    """A date value as YYYYMMDD (from YYYYMMDD, YYYY-MM-DD or YYYY.MM.DD, a time of day after it dropped), or None;
+    None too for a number that only looks like one (a month past 12, a day past 31)."""
     match = _DATE.match(str(value).strip()) if value is not None else None
-    return "".join(match.groups()) if match else None
+    if not match or not (1 <= int(match.group(2)) <= 12 and 1 <= int(match.group(3)) <= 31):
+        return None
+    return "".join(match.groups())
 
 
 # operator → (how a record's value is read, which end is kept): the operators that keep one record

@@ -180,6 +180,33 @@ def test_a_drv_threshold_keeps_several_values_where_its_field_allows_and_one_onl
     assert routes["ge"] == [("price", 1600)]
 
 
+def test_a_date_with_its_time_of_day_is_a_date_and_a_number_that_only_looks_like_one_is_not():
+    assert as_date("20230605100000") == as_date("2023-06-05 10:00") == as_date("2023-06-05T10:00:00") == "20230605"
+    assert as_date("20231340") is None and as_date("20230632") is None and as_date("202306051") is None
+
+
+def test_a_registration_time_is_selected_as_a_date_said_as_a_day_never_as_a_fourteen_digit_number():
+    """'등록일시가 20230605100000을 넘지 않는' is no question a user asks; '2023년 6월 5일 이후인' is."""
+    from types import SimpleNamespace
+
+    from edge.synth.execute import Hop, derivations
+    from edge.synth.item import Junction
+    from edge.synth.realise import _which
+
+    output = [SimpleNamespace(name="regDt", description_ko="등록일시")]
+    records = [{"id": str(i), "regDt": f"2023{month:02d}0{day}1000{i:02d}"}
+               for i, (month, day) in enumerate([(1, 3), (2, 4), (3, 5), (4, 6), (5, 7), (6, 8), (7, 9)])]
+    draft = SimpleNamespace(spec=lambda tool: SimpleNamespace(output=output))
+    options = derivations(draft, "posts", records, "id")
+    assert "ge" not in options and "le" not in options
+    assert options["latest"] == [("regDt", None)] and options["date_after"]
+    pivot = options["date_after"][0][1]
+    junction = Junction(source="posts", target="t", field="id", param="id", cardinality=7, type=JunctionType.DRV,
+                        operator="date_after", pivot=pivot)
+    said = _which(junction, SimpleNamespace(output=output), Hop(junction, {}, op_field="regDt"), 0)
+    assert "2023년" in said and "월" in said and "1000" not in said, said
+
+
 def test_a_place_in_the_list_is_selected_as_the_first_or_the_last_never_by_a_threshold():
     """'표시 순서가 296 이상인' is no question a user asks; the first or the last one listed is."""
     from types import SimpleNamespace

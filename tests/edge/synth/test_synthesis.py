@@ -104,7 +104,11 @@ def test_parallel_calls_share_a_step(synthesized):
         for j in item.junctions:
             if j.type is JunctionType.FAN:  # one call per value, all at one step
                 at_target = Counter(a.step for a in item.task.golden_actions if a.tool == j.target)
-                assert max(at_target.values()) == j.cardinality
+                branches = max(Counter(a.step for a in item.task.golden_actions if a.tool == j.source).values())
+                if branches == 1:
+                    assert max(at_target.values()) == j.cardinality
+                else:  # a fan-out inside each branch of an earlier one: typed by its widest branch
+                    assert j.cardinality <= max(at_target.values()) <= j.cardinality * branches
 
 
 def test_queries_name_no_value_that_crossed_a_junction(synthesized):
@@ -367,3 +371,21 @@ def test_a_junction_is_the_bound_field_that_picks_what_the_target_is_asked_about
                {"kind": "upstream", "param": "HOUSE", "field": "HOUSE"}]
     with pytest.raises(Abandon, match="HOUSE varies among the records whose AGE is '22'"):
         _check_determined(by_term, votes, "AGE", "22", Edge)  # which house would be the first record's pick
+
+
+def test_a_conditional_checks_and_branches_within_one_platform_about_what_it_checked(graph_path, tmp_path):
+    """COND's check and both branches are one platform's tools, and a branch asks about the value the check asked
+    about where its known inputs allow (the same city): not a count of Suwon's budget lines deciding between Seoul's
+    hospitals and a DART filing."""
+    done = synthesize_into(graph_path, tmp_path / "cassettes", n=12, seed=3, type_mix={TaskType.COND: 1.0})
+    items = [i for i in done.items if i.task_type is TaskType.COND]
+    assert len(items) >= 8, done.abandoned.most_common(5)
+    catalog = load_catalog()
+    shared = 0
+    for item in items:
+        data = [a for a in item.task.golden_actions if catalog.get(a.tool).endpoint is not None]
+        assert len(data) == 2 and len({catalog.get(a.tool).platform for a in data}) == 1, item.task.golden_actions
+        check, branch = ({str(v) for k, v in a.args.items() if not catalog.get(a.tool).param(k).is_generic}
+                         for a in data)
+        shared += bool(check & branch)
+    assert shared >= len(items) // 2, [i.task.query for i in items]
