@@ -64,6 +64,8 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
         assert set(figures) == {"pass@1", "Corr", "ACTION", "well-formed", "key", "answered"}
     assert [p["examples_seen"] for p in report["sft_probes"]] == [0, 1]
     assert len(report["sft_steps"]) == 1 and report["sft_steps"][0]["loss"] > 0
+    assert report["settings"]["sft_balance"] == "domain"  # sft_steps rows taken across domains, not every row
+    assert json.loads((run / "sft" / "run.json").read_text())["rows"] == report["settings"]["sft_steps"]
     assert len(report["grpo_steps"]) == 1
     assert "| listed tools in order |" in output and "| tuned (SFT + GRPO)" in output
     assert "<table>" in (run / "report" / "report.html").read_text()
@@ -218,10 +220,12 @@ def test_a_run_goes_on_with_its_recorded_settings_whatever_the_defaults_are_now(
 
     # run9's record: written before eval_precision and the bare generic parameters existed
     recorded = LoopSettings(seeds=(0, 1, 2), sft_steps=60).model_dump(mode="json")
-    del recorded["eval_precision"], recorded["limits"]["bare_generic_params"]
+    del recorded["eval_precision"], recorded["limits"]["bare_generic_params"], recorded["sft_balance"]
     assert LoopSettings().eval_precision == "bf16" and LOOP_LIMITS.bare_generic_params  # the defaults now
+    assert LoopSettings().sft_balance == "domain"
     went_on = continued_settings(recorded, {})
     assert went_on.eval_precision == "fp32" and not went_on.limits.bare_generic_params  # what the run did then
+    assert went_on.sft_balance == "none"
     assert went_on.sft_steps == 60 and went_on.limits.max_description_chars == LOOP_LIMITS.max_description_chars
     assert continued_settings(recorded, {"sft_steps": 60, "seeds": (0, 1, 2)}) == went_on  # said again: the same
     with pytest.raises(LoopError, match=r"other settings \(sft_steps: 60 then, 90 now\)"):

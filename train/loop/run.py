@@ -253,9 +253,16 @@ class Loop:
             self.log(f"  continuing from {resumed.name}")
         else:  # probes of a killed run that left no checkpoint measured weights that are gone
             shutil.rmtree(stage.dir / "probes", ignore_errors=True)
+        select = None
+        if s.sft_balance == "domain":  # sft_steps rows (batch 1), as many from each domain as it can give
+            from mcp_gateway.catalog import load_catalog
+            from train.row_balance import balanced_rows, domain_of_row
+
+            key = domain_of_row(load_catalog())
+            select = lambda rows: balanced_rows(rows, s.sft_steps, key=key, seed=s.seed)  # noqa: E731
         run_sft(self.dataset_dir(), home=self.home, model=self.model_arg(), max_steps=s.sft_steps, seed=s.seed,
                 learning_rate=s.sft_learning_rate, max_length=s.max_length, run_dir=stage.dir, callbacks=[probe],
-                save_every=1, resume=True,
+                save_every=1, resume=True, select=select,
                 on_step=lambda line: self.log(f"  sft step {line.get('step')}: loss {line.get('loss')}"))
         (stage.dir / "probes.json").write_text(json.dumps(probe.curve, indent=1), encoding="utf-8")
         return stage.finish(["checkpoint", "metrics.jsonl", "probes.json"], {"steps": s.sft_steps})

@@ -62,6 +62,10 @@ class LoopSettings(BaseModel):
     seeds: tuple[int, ...] = Field((0, 1, 2), min_length=1, description="evaluation seeds (tool order, key tokens)")
     sft_steps: int = Field(30, ge=1)
     sft_learning_rate: float = Field(2e-4, gt=0)
+    sft_balance: Literal["none", "domain"] = Field("domain", description="SFT's rows: as the trainer draws them from "
+                                                                         "the data, or sft_steps of them taken evenly "
+                                                                         "across the domains they start in "
+                                                                         "(train.row_balance)")
     max_length: int = Field(4096, ge=256, description="SFT rows are cut after their last assistant turn within it")
     probe_tasks: int = Field(4, ge=1, description="split tasks of the SFT learning curve's probe (seed 0)")
     probe_every: int = Field(10, ge=1, description="SFT steps between probes")
@@ -106,7 +110,7 @@ def bench_tools(task_file: Path | None = None) -> tuple[str, ...]:
 
 # settings (and episode limits) added after runs had started, with the value that earlier runs, which do not record
 # them, ran with
-_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_calls": False, "eval_precision": "fp32"}
+_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_calls": False, "eval_precision": "fp32", "sft_balance": "none"}
 _LIMITS_BEFORE_THEY_EXISTED: dict[str, Any] = {"bare_generic_params": False}
 
 

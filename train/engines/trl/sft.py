@@ -201,8 +201,11 @@ def build_trainer(rows: list[dict[str, Any]], model: Any, tokenizer: Any, output
 
 
 def prepare(dataset_dir: Path, *, home: Path, model: Path | None, seed: int,
-            max_length: int = DEFAULT_MAX_LENGTH) -> tuple[list[dict[str, Any]], ModelSource, Any, Any]:
-    """Everything read and checked before a run folder exists: the rows (fitted), the source, model, tokenizer.
+            max_length: int = DEFAULT_MAX_LENGTH,
+            select: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None,
+            ) -> tuple[list[dict[str, Any]], ModelSource, Any, Any]:
+    """Everything read and checked before a run folder exists: the rows (fitted, then ``select``-ed), the source,
+    model, tokenizer.
 
     Raises:
         ModelInputError: bad dataset or model (module doc), or no row fits ``max_length``.
@@ -214,22 +217,26 @@ def prepare(dataset_dir: Path, *, home: Path, model: Path | None, seed: int,
     if not fitted:
         raise ModelInputError(f"--dataset {dataset_dir}: none of its {dropped} rows has an assistant turn within "
                               f"{max_length} tokens (raise --max-length)")
+    if select is not None:
+        fitted = select(fitted)
     return fitted, source, peft_model, tokenizer
 
 
 def run_sft(dataset_dir: Path, *, home: Path, model: Path | None = None, max_steps: int = 20, seed: int = 0,
             learning_rate: float = 1e-4, max_length: int = DEFAULT_MAX_LENGTH,
             on_step: Callable[[dict[str, Any]], None] | None = None, run_dir: Path | None = None,
-            callbacks: Sequence[Any] = (), save_every: int | None = None, resume: bool = False) -> Path:
+            callbacks: Sequence[Any] = (), save_every: int | None = None, resume: bool = False,
+            select: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None) -> Path:
     """Train a LoRA adapter on ``<dataset_dir>/sft.jsonl`` for ``max_steps`` steps; returns the run folder
     (``run_dir``, or a new one under ``<home>/train/runs``). ``callbacks``: more ``transformers`` trainer callbacks;
-    ``save_every`` / ``resume``: checkpoints to continue a killed run from (module doc).
+    ``save_every`` / ``resume``: checkpoints to continue a killed run from (module doc); ``select``: the rows to
+    train on, of those read (``train.row_balance.balanced_rows``: evenly across domains).
 
     Raises:
         ModelInputError: bad input (module doc); nothing is written then.
     """
     check_settings(max_steps, learning_rate)
-    prepared = prepare(dataset_dir, home=home, model=model, seed=seed, max_length=max_length)
+    prepared = prepare(dataset_dir, home=home, model=model, seed=seed, max_length=max_length, select=select)
     return run_prepared(prepared, home=home, dataset_dir=dataset_dir, max_steps=max_steps, seed=seed,
                         learning_rate=learning_rate, max_length=max_length, on_step=on_step, run_dir=run_dir,
                         callbacks=callbacks, save_every=save_every, resume=resume)
