@@ -206,8 +206,7 @@ def derivations(draft: Draft, tool: str, records: Sequence[Mapping[str, Any]],
                 or pivots(records, op, field=name, bound=bound, phi=limit))
 
     def keep(op: str, name: str, pivot: Any = None) -> None:
-        left = distinct_values(derive(records, op, field=name, pivot=pivot), bound)
-        if 1 <= len(left) <= limit:
+        if _keeps_a_few(records, op, name, pivot, bound):
             out.setdefault(op, []).append((name, pivot))
 
     for name, description in sorted(described.items()):
@@ -413,7 +412,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
         raise Abandon(f"{edge.source} → {edge.target}: a fan-out inside branches that are a fan-out's inside a fan-out")
     next_branches, givens = [], []
     for (label, _, _), records in zip(branches, picked):
-        label_field = _label_field(draft, edge.source, records, bound)
+        label_field = _label_field(draft, edge.source, records, bound) if fanned else None
         for value in distinct_values(records, bound):
             _check_determined(edge.plan, records, bound, value, edge)
             representative = next(r for r in records if str(r.get(bound)).strip() == value)
@@ -423,7 +422,7 @@ async def _hop_each(draft: Draft, edge: Any, trace: Trace, junctions: list[Junct
             trace.bound_values += _check_informative(edge, args, spec, value, trace)
             got, got_calls, _ = await fetch(draft, edge.target, args, step)
             trace.name_identifiers(spec, givens[-1], got)
-            sub = f" {representative.get(label_field) or value}" if fanned else ""
+            sub = f" {representative.get(label_field) or value}" if label_field else ""
             next_branches.append((f"{label}{sub}", got, got_calls))
     if any(g != givens[0] for g in givens):
         raise Abandon(f"{edge.source} → {edge.target}: the branches ask it with different arguments")
@@ -458,7 +457,7 @@ def _selects_one(records: Sequence[Mapping[str, Any]], operator: str, name: str,
 
 
 def _keeps_a_few(records: Sequence[Mapping[str, Any]], operator: str, name: str, pivot: Any, bound: str) -> bool:
-    """A threshold ``operator`` at ``pivot`` keeps 1..φ ``bound`` values of ``records``."""
+    """``operator`` on ``name`` (at ``pivot``, for a threshold) keeps 1..φ ``bound`` values of ``records``."""
     return 1 <= len(distinct_values(derive(records, operator, field=name, pivot=pivot), bound)) <= FAN_BUDGET
 
 

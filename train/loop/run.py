@@ -34,6 +34,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -258,8 +259,7 @@ class Loop:
             from mcp_gateway.catalog import load_catalog
             from train.row_balance import balanced_rows, domain_of_row
 
-            key = domain_of_row(load_catalog())
-            select = lambda rows: balanced_rows(rows, s.sft_steps, key=key, seed=s.seed)  # noqa: E731
+            select = partial(balanced_rows, n=s.sft_steps, key=domain_of_row(load_catalog()), seed=s.seed)
         run_sft(self.dataset_dir(), home=self.home, model=self.model_arg(), max_steps=s.sft_steps, seed=s.seed,
                 learning_rate=s.sft_learning_rate, max_length=s.max_length, run_dir=stage.dir, callbacks=[probe],
                 save_every=1, resume=True, select=select,
