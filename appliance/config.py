@@ -118,8 +118,8 @@ class KopaSettings(BaseSettings):
     metadb: MetaDBSettings = MetaDBSettings()
     episode: EpisodeLimits = Field(default_factory=EpisodeLimits, description=(
         "the limits of one agent episode, read by the bench, the agent endpoint and training: max_turns, max_calls, "
-        "max_parallel_calls, max_tool_tokens, max_prompt_tokens, episode_timeout_s, tool_timeout_s; kopa.toml "
-        "[episode] or KOPA_EPISODE__MAX_TURNS=..."))
+        "max_parallel_calls, max_tool_tokens, max_prompt_tokens, max_repeated_turns, episode_timeout_s, "
+        "tool_timeout_s, and how tools are shown; kopa.toml [episode] or KOPA_EPISODE__MAX_TURNS=..."))
     models: ModelSettings = Field(default_factory=ModelSettings, description=(
         "the model endpoints, one profile per role (agent, judge, proposer, writer): kopa.toml [models.judge], "
         "or KOPA_MODELS__JUDGE__BASE_URL, _MODEL, _API_KEY, ...; a role without base_url runs its offline default"))

@@ -7,7 +7,7 @@
 The defaults are the paper's (Appendix I: "we cap each episode at 15 assistant turns and 16K tool-response
 tokens, with episode and tool timeouts of 600 s and 60 s"), plus a call budget of 30 tool calls per episode
 (KOPA-Bench's largest ``max_allowed_calls`` is 29) and no prompt budget: a model's own context bounds it.
-``bench.agents.step`` enforces the turns, calls, per-turn width, tool-output cap and prompt budget, and shows the
+``bench.agents.step`` enforces the turns, calls, per-turn width, repeated turns, tool-output cap and prompt budget, and shows the
 tools with their descriptions cut to ``max_description_chars`` and, with ``bare_generic_params``, the parameters
 every tool shares by name and type only (``shown_tools``; EDGE's export renders training rows
 through the same function, so a model is trained on the prompts it is evaluated on);
@@ -45,5 +45,9 @@ class EpisodeLimits(BaseModel):
                                                          "numOfRows) shown by name and type only: their prose is the "
                                                          "same in every tool, and the system prompt says how keys and "
                                                          "pages work")
+    max_repeated_turns: int | None = Field(None, ge=2, description="the episode stops without an answer when this "
+                                                                    "many turns in a row make the same calls and get "
+                                                                    "the same results (a loop that greedy decoding "
+                                                                    "does not leave). None: never, as in the paper")
     episode_timeout_s: float = Field(600.0, gt=0, description="the whole episode, model and tools together")
     tool_timeout_s: float = Field(60.0, gt=0, description="one tool call")

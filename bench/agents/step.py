@@ -29,7 +29,9 @@ One turn:
    ``max_tool_tokens`` approximate tokens (``cap_tool_response``), with ``arguments_error`` when the arguments were
    not one JSON object.
 
-After ``max_turns`` turns without an answer: ``TurnLimitReached``.
+After ``max_turns`` turns without an answer: ``TurnLimitReached``. With ``max_repeated_turns``, the episode stops
+earlier (``RepeatedTurns``) when that many turns in a row made the same calls and got the same results: the model
+sees nothing new, and a greedy one repeats them to the turn limit (OpenHands' stuck detector stops the same way).
 
 **Tokens (training).** With ``tokens=TokenTrace(codec)`` the step also keeps the episode as the model's tokens: the
 first prompt, then each generation (mask 1) and the messages appended after it (mask 0), through the engine's
@@ -54,7 +56,7 @@ from models.errors import ErrorKind
 from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCallParser, read_message, read_text
 
 __all__ = ["BYTES_PER_TOKEN", "GENERIC_PARAMS", "SCHEMA_PROSE", "AgentError", "AgentStep", "BudgetSpent", "Generate",
-           "Generation", "TokenCodec", "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens",
+           "Generation", "RepeatedTurns", "TokenCodec", "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens",
            "assistant_message", "bare_generic", "cap_tool_response", "read_calls", "read_generation", "short_text", "short_tool",
            "shown_tools", "tool_message"]
 
@@ -81,6 +83,11 @@ class TurnLimitReached(AgentError):
     """The model was still calling tools when the turn limit came."""
 
     kind = ErrorKind.TURN_LIMIT
+
+
+class RepeatedTurns(TurnLimitReached):
+    """The model made the same calls, with the same results, ``max_repeated_turns`` turns in a row: it is in a loop,
+    and the episode ends there rather than at the turn limit."""
 
 
 class BudgetSpent(AgentError):
@@ -383,6 +390,8 @@ class AgentStep:
         self.turns = 0  # generations asked for
         self.turn_no = 0  # the turn being played
         self.calls_run = 0  # calls passed to ``call``
+        self._last_turn: str | None = None  # the previous turn's calls and results, as ``_repeats`` compares them
+        self._repeats = 0  # turns in a row that made the same calls with the same results
 
     async def run(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], generate: Generate) -> str | None:
         """Turns until the model answers: the answer text, or None when its reply had no text.
@@ -418,8 +427,25 @@ class AgentStep:
             self.tokens.messages_seen = len(messages)
         if final or not calls:
             return content if content.strip() else None
-        messages.extend(await self.run_calls(calls, turn))
+        results = await self.run_calls(calls, turn)
+        messages.extend(results)
+        self._stop_if_repeating(calls, results)
         return CONTINUE
+
+    def _stop_if_repeating(self, calls: list[ToolCallRequest], results: list[dict[str, Any]]) -> None:
+        """``RepeatedTurns`` when this turn is the ``max_repeated_turns``-th in a row with the same calls (names and
+        arguments as run, or the same unreadable call) and the same results (the call ids aside)."""
+        limit = self.limits.max_repeated_turns
+        if limit is None:
+            return
+        this_turn = _dumps([[c.name, c.arguments, c.problem, m["content"].replace(c.id, "")]
+                            for c, m in zip(calls, results, strict=True)])
+        self._repeats = self._repeats + 1 if this_turn == self._last_turn else 1
+        self._last_turn = this_turn
+        if self._repeats >= limit:
+            names = ", ".join(dict.fromkeys(c.name for c in calls))
+            raise RepeatedTurns(f"the model made the same calls ({names}) with the same results {limit} turns in a "
+                                f"row: stopped at turn {self.turn_no + 1} without an answer")
 
     # ------------------------------------------------------------------------------------ reading
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench.agents.step import AgentStep, BudgetSpent, Generation, TokenTrace, TurnLimitReached
+from bench.agents.step import AgentStep, BudgetSpent, Generation, RepeatedTurns, TokenTrace, TurnLimitReached
 from bench.limits import EpisodeLimits
 from mcp_gateway.runtime import Outcome, ToolResult
 from models.toolcalls import ToolCall, render_assistant
@@ -25,12 +25,15 @@ def calls(*queries: str) -> str:
     return render_assistant("", [ToolCall("lookup", {"q": q}) for q in queries], text_format="hermes")
 
 
-def play(replies: list[Any], limits: EpisodeLimits, **options: Any) -> tuple[Any, list[dict], list[tuple], AgentStep]:
+def play(replies: list[Any], limits: EpisodeLimits, *, counted: bool = False,
+         **options: Any) -> tuple[Any, list[dict], list[tuple], AgentStep]:
+    """Play ``replies``; each call's result holds its query (and, ``counted``, how many calls ran before it)."""
     ran: list[tuple[str, Any]] = []
 
     async def call(tool: str, args: Any) -> ToolResult:
         ran.append((tool, args))
-        return ToolResult(tool=tool, outcome=Outcome.SEMANTIC_SUCCESS, records=[{"q": args.get("q")}], total_count=1)
+        record = {"q": args.get("q")} | ({"n": len(ran)} if counted else {})
+        return ToolResult(tool=tool, outcome=Outcome.SEMANTIC_SUCCESS, records=[record], total_count=1)
 
     async def generate(messages: list[dict], tools: list[dict]) -> Any:
         return replies.pop(0)
@@ -76,6 +79,27 @@ def test_the_turn_limit_and_the_prompt_budget_end_the_episode():
     result, messages, ran, step = play([calls(big), "끝"], EpisodeLimits(max_prompt_tokens=2000, max_tool_tokens=8000))
     assert isinstance(result, BudgetSpent) and "exceeds the prompt budget of 2000 tokens" in str(result)
     assert step.turns == 1 and len(ran) == 1
+
+
+def test_an_episode_stops_at_its_third_turn_in_a_row_with_the_same_calls_and_results():
+    limits = EpisodeLimits(max_repeated_turns=3)
+    # two repeats of "a" are not three; the third "b" turn ends the episode, its calls run, before any answer
+    result, messages, ran, step = play([calls("a"), calls("a"), calls("b"), calls("b"), calls("b"), "끝"], limits)
+    assert isinstance(result, RepeatedTurns) and isinstance(result, TurnLimitReached)
+    assert "same calls (lookup) with the same results 3 turns in a row: stopped at turn 5" in str(result)
+    assert [a["q"] for _, a in ran] == ["a", "a", "b", "b", "b"] and step.turns == 5
+    # the same unreadable call three times is a loop too
+    result, _, ran, _ = play(["<tool_call>{oops</tool_call>"] * 3 + ["끝"], limits)
+    assert isinstance(result, RepeatedTurns) and ran == []
+    # the same calls getting new results are not: the model may be paging or waiting
+    answer, _, ran, _ = play([calls("a")] * 4 + ["끝"], limits, counted=True)
+    assert answer == "끝" and len(ran) == 4
+    # nor are repeats broken by another turn: a, a, b, a, a
+    answer, _, _, _ = play([calls("a"), calls("a"), calls("b"), calls("a"), calls("a"), "끝"], limits)
+    assert answer == "끝"
+    # without the limit (the paper's), repeats go on to the answer or the turn limit
+    answer, _, ran, _ = play([calls("a")] * 5 + ["끝"], EpisodeLimits())
+    assert answer == "끝" and len(ran) == 5
 
 
 def test_an_empty_reply_is_asked_again_without_tools_when_configured():
@@ -134,7 +158,8 @@ def test_a_full_response_budget_ends_the_episode_as_verls_tool_agent_loop_does()
     assert len(ran) == 1 and step.turns == 1
 
 
-@pytest.mark.parametrize("bad", [{"max_turns": 0}, {"max_calls": -1}, {"max_tool_tokens": 10}, {"turns": 3}])
+@pytest.mark.parametrize("bad", [{"max_turns": 0}, {"max_calls": -1}, {"max_tool_tokens": 10},
+                                 {"max_repeated_turns": 1}, {"turns": 3}])
 def test_bad_limits_are_refused_by_name(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         EpisodeLimits(**bad)

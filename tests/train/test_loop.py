@@ -221,11 +221,12 @@ def test_a_run_goes_on_with_its_recorded_settings_whatever_the_defaults_are_now(
     # run9's record: written before eval_precision and the bare generic parameters existed
     recorded = LoopSettings(seeds=(0, 1, 2), sft_steps=60).model_dump(mode="json")
     del recorded["eval_precision"], recorded["limits"]["bare_generic_params"], recorded["sft_balance"]
+    del recorded["limits"]["max_repeated_turns"]
     assert LoopSettings().eval_precision == "bf16" and LOOP_LIMITS.bare_generic_params  # the defaults now
-    assert LoopSettings().sft_balance == "domain"
+    assert LoopSettings().sft_balance == "domain" and LOOP_LIMITS.max_repeated_turns == 3
     went_on = continued_settings(recorded, {})
     assert went_on.eval_precision == "fp32" and not went_on.limits.bare_generic_params  # what the run did then
-    assert went_on.sft_balance == "none"
+    assert went_on.sft_balance == "none" and went_on.limits.max_repeated_turns is None
     assert went_on.sft_steps == 60 and went_on.limits.max_description_chars == LOOP_LIMITS.max_description_chars
     assert continued_settings(recorded, {"sft_steps": 60, "seeds": (0, 1, 2)}) == went_on  # said again: the same
     with pytest.raises(LoopError, match=r"other settings \(sft_steps: 60 then, 90 now\)"):
