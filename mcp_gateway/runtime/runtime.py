@@ -82,6 +82,10 @@ class ToolRuntime:
             checked = validate_arguments(spec, args, self.visible)
             self.limits.check_arguments(tool, args)  # after the types: a wrong type is reported as one
         except ArgumentError as exc:
+            if exc.param is not None and exc.param.kind is ParamKind.API_KEY:  # its prose names a key tool: say
+                return ToolResult(tool=tool, outcome=Outcome.MISSING_FIELD,  # what to do in this session instead
+                                  message=f"{tool}: missing required parameter {exc.param.name!r}. "
+                                          f"{_key_hint(_platform(spec), session)}")
             outcome = Outcome.MISSING_FIELD if exc.missing else Outcome.SCHEMA_MISMATCH
             return ToolResult(tool=tool, outcome=outcome, message=str(exc))
         except LimitExceeded as exc:
@@ -130,13 +134,12 @@ class ToolRuntime:
         return result
 
     def _key(self, spec: ToolSpec, args: dict[str, Any], session: Session) -> str | ToolResult:
-        platform = spec.endpoint.platform if spec.endpoint else spec.platform
+        platform = _platform(spec)
         if ParamKind.API_KEY in self.visible and any(p.kind is ParamKind.API_KEY for p in spec.params):
             token = next((args[p.name] for p in spec.params if p.kind is ParamKind.API_KEY and p.name in args), None)
             if token is None or session.key_tokens.get(token) != platform:
                 return ToolResult(tool=spec.name, outcome=Outcome.AUTH_ERROR,
-                                  message=f"{spec.name}: invalid API key. Call {KEY_TOOL_PREFIX}{platform}"
-                                          f"{KEY_TOOL_SUFFIX} and pass the key it returns as KEY.")
+                                  message=f"{spec.name}: invalid API key. {_key_hint(platform, session)}")
         return self.secrets.key(platform)
 
     # ---- built-in tools -------------------------------------------------------------------
@@ -201,3 +204,17 @@ def _as_declared(spec: ToolSpec, records: list[dict[str, Any]]) -> list[dict[str
             if isinstance(record.get(name), dict):
                 record[name] = [record[name]]
     return records
+
+
+def _platform(spec: ToolSpec) -> str:
+    return spec.endpoint.platform if spec.endpoint else spec.platform
+
+
+def _key_hint(platform: str, session: Session) -> str:
+    """What a model that got a key wrong should do in this session. A session given the platform's key token (the
+    bench puts it in the runtime context as ``<platform>_api_key``; a key tool's call leaves one too) is told to pass
+    that one: its task may not offer the key tool, and a model sent to call a tool it lacks wastes its turns."""
+    if platform in session.key_tokens.values():
+        return (f"Pass the {platform} key token this session was given ({platform}{KEY_TOOL_SUFFIX}) as KEY, exactly "
+                "as written.")
+    return f"Call {KEY_TOOL_PREFIX}{platform}{KEY_TOOL_SUFFIX} and pass the key it returns as KEY."

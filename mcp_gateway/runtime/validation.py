@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..catalog.spec import ParamKind, ToolSpec
+from ..catalog.spec import ParamKind, ParamSpec, ToolSpec
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
                                             "boolean": (bool,)}
@@ -16,11 +16,12 @@ _SHOWN_CHARS = 40  # how much of a wrong value a message repeats
 
 
 class ArgumentError(ValueError):
-    """Arguments do not fit the tool's schema. ``missing`` tells MISSING_FIELD from SCHEMA_MISMATCH."""
+    """Arguments do not fit the tool's schema. ``missing`` tells MISSING_FIELD from SCHEMA_MISMATCH; ``param`` is
+    the parameter a missing value belongs to."""
 
-    def __init__(self, message: str, *, missing: bool = False):
+    def __init__(self, message: str, *, missing: bool = False, param: ParamSpec | None = None):
         super().__init__(message)
-        self.missing = missing
+        self.missing, self.param = missing, param
 
 
 def json_type(value: Any) -> str:
@@ -78,7 +79,7 @@ def validate_arguments(spec: ToolSpec, args: dict[str, Any], visible: frozenset[
         if value is None:
             if p.required:
                 raise ArgumentError(f"{spec.name}: missing required parameter {name!r} ({p.description_ko})",
-                                    missing=True)
+                                    missing=True, param=p)
             if p.default is not None:
                 out[name] = p.default
             continue

@@ -216,6 +216,8 @@ async def test_a_misbehaving_agent_is_scored_and_never_crashes_the_episode(gatew
         ("list_tollbooths", "schema_mismatch"), ("search_subway_stations", "auth_error")]
     assert "not available in this task" in calls[0]["error"] and "not available in this task" in calls[4]["error"]
     assert "expects string" in calls[1]["error"] and "'KEY'" in calls[2]["error"] and "JSON object" in calls[3]["error"]
+    for keyless in (calls[2], calls[5]):  # the task offers no key tool: the model is sent to the key it was given
+        assert "given (seoul_api_key) as KEY" in keyless["error"] and "get_seoul_api_key" not in keyless["error"]
     assert calls[3]["args"] == '{"LINE_NUM": "02호선"'
     assert not outcome.passed and outcome.error is None
     assert outcome.response is not None and outcome.response.method == "no_answer"
