@@ -201,11 +201,14 @@ def _funnel_table(counts: dict[str, dict[str, int]]) -> Table:
 @edge_app.command("export")
 def export(
     folder: Annotated[Path, typer.Argument(help="a filtered dataset folder (kopa edge filter)")],
+    slips: Annotated[float, typer.Option(min=0.0, max=1.0, help=(
+        "share of SFT rows that first make their first keyed call without the key, get the gateway's error and "
+        "then make it right; the slipped call is shown, not learnt"))] = 0.0,
 ) -> None:
     """The kept items as verl parquet and SFT JSONL, with the bundle their rollouts replay.
 
     Prompts and tool results are shaped by kopa.toml's ``[episode]`` (``max_description_chars``,
-    ``max_tool_tokens``) as the bench shows them; export.json records the limits used."""
+    ``max_tool_tokens``) as the bench shows them; export.json records the limits and the slips used."""
     from edge.dataset.export import bundle_for, export_sft, export_verl, replay_items
     from edge.dataset.items_io import read_items, write_json
     from mcp_gateway.catalog import load_catalog
@@ -220,7 +223,7 @@ def export(
 
     async def go():
         try:
-            return await replay_items(items, gateway, limits=settings.episode)
+            return await replay_items(items, gateway, limits=settings.episode, slips=slips)
         finally:
             await gateway.aclose()
 
@@ -229,7 +232,8 @@ def export(
     sft = export_sft(items, folder / "sft.jsonl", replays=replays, catalog=catalog)
     write_json(folder / "export.json", {"items": len(items), "bundle": f"{bundle.name}@{bundle.version}",
                                         "verl": parquet.name, "sft": sft.name,
-                                        "limits": settings.episode.model_dump(mode="json")})
+                                        "limits": settings.episode.model_dump(mode="json"), "slips": slips,
+                                        "slipped": sum(r.slip is not None for r in replays.values())})
     _out().print(f"{len(items):,} items → {parquet} and {sft}; rollouts replay {bundle.name}@{bundle.version}")
 
 

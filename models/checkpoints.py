@@ -51,7 +51,8 @@ from .llama_cpp import smollm2_gguf
 from .templates import GEMMA_TEMPLATE_NAME, HERMES_CHATML, HERMES_GEMMA, TEMPLATE_NAME
 
 __all__ = ["BASE_NAME", "EOS_TOKEN", "PACKAGED_MODELS", "PAD_TOKEN", "PackagedModel", "base_checkpoint",
-           "checkpoint_info", "fix_tokenizer", "is_checkpoint", "packaged_model", "tiny_checkpoint"]
+           "checkpoint_info", "current_template", "fix_tokenizer", "is_checkpoint", "packaged_model",
+           "tiny_checkpoint"]
 
 BASE_NAME = "smollm2-135m-kopa"
 EOS_TOKEN, PAD_TOKEN = "<|im_end|>", "<|endoftext|>"
@@ -108,6 +109,17 @@ def fix_tokenizer(tokenizer, model: str = "smollm2"):
     spec = packaged_model(model)
     tokenizer.eos_token, tokenizer.pad_token = spec.eos, spec.pad
     tokenizer.chat_template = spec.template
+    return tokenizer
+
+
+def current_template(tokenizer, checkpoint: Path):
+    """The tokenizer with the current text of the chat template its checkpoint names (``kopa-checkpoint.json``):
+    a checkpoint converted before a template change reads the current one, which renders every conversation the
+    old one did the same way. A checkpoint made elsewhere keeps its own."""
+    name = checkpoint_info(checkpoint).get("template")
+    spec = next((m for m in PACKAGED_MODELS.values() if m.template_name == name), None)
+    if spec is not None:
+        tokenizer.chat_template = spec.template
     return tokenizer
 
 

@@ -44,6 +44,25 @@ _TOOLS_BLOCK = (
     "{{- '" + _CALL_RULE + "' -}}"
 )
 
+# An assistant message's tool calls, hermes style: one <tool_call> block each (both templates)
+_CALLS_HERMES = (
+    "{%- for call in message.tool_calls or [] -%}"
+    "{%- set fn = call.function if call.function is defined else call -%}"
+    "{%- if message.content or not loop.first -%}{{- '\\n' -}}{%- endif -%}"
+    "{{- '<tool_call>\\n{\\\"name\\\": \\\"' + fn.name + '\\\", \\\"arguments\\\": ' -}}"
+    "{%- if fn.arguments is string -%}{{- fn.arguments -}}{%- else -%}{{- fn.arguments | tojson -}}{%- endif -%}"
+    "{{- '}\\n</tool_call>' -}}"
+    "{%- endfor -%}"
+)
+
+
+def _trained(part: str) -> str:
+    """``part`` inside ``{% generation %}`` (the loss is taken on it), unless the message says ``"weight": 0``, as
+    OpenAI's fine-tuning format does for an assistant turn shown but not learnt (EDGE's slipped calls)."""
+    return ("{%- if message.weight is defined and message.weight == 0 -%}" + part
+            + "{%- else -%}{%- generation -%}" + part + "{%- endgeneration -%}{%- endif -%}")
+
+
 # The end of a ChatML template's message loop: consecutive tool results as <tool_response> blocks in one user turn,
 # then the generation prompt (shared with train.tiny_model's qwen3_coder template for the tiny test model)
 CHATML_TOOL_RESPONSES = (
@@ -70,17 +89,7 @@ HERMES_CHATML = (
     "{{- '<|im_start|>' + message.role + '\\n' + (message.content or '') + '<|im_end|>\\n' -}}"
     "{%- elif message.role == 'assistant' -%}"
     "{{- '<|im_start|>assistant\\n' -}}"
-    "{%- generation -%}"
-    "{{- message.content or '' -}}"
-    "{%- for call in message.tool_calls or [] -%}"
-    "{%- set fn = call.function if call.function is defined else call -%}"
-    "{%- if message.content or not loop.first -%}{{- '\\n' -}}{%- endif -%}"
-    "{{- '<tool_call>\\n{\"name\": \"' + fn.name + '\", \"arguments\": ' -}}"
-    "{%- if fn.arguments is string -%}{{- fn.arguments -}}{%- else -%}{{- fn.arguments | tojson -}}{%- endif -%}"
-    "{{- '}\\n</tool_call>' -}}"
-    "{%- endfor -%}"
-    "{{- '<|im_end|>' -}}"
-    "{%- endgeneration -%}"
+    + _trained("{{- message.content or '' -}}" + _CALLS_HERMES + "{{- '<|im_end|>' -}}") +
     "{{- '\\n' -}}"
     + CHATML_TOOL_RESPONSES
 )
@@ -113,17 +122,7 @@ HERMES_GEMMA = (
     "{{- (message.content or '') + '<end_of_turn>\\n' -}}"
     "{%- elif message.role == 'assistant' -%}"
     "{{- '<start_of_turn>model\\n' -}}"
-    "{%- generation -%}"
-    "{{- message.content or '' -}}"
-    "{%- for call in message.tool_calls or [] -%}"
-    "{%- set fn = call.function if call.function is defined else call -%}"
-    "{%- if message.content or not loop.first -%}{{- '\\n' -}}{%- endif -%}"
-    "{{- '<tool_call>\\n{\\\"name\\\": \\\"' + fn.name + '\\\", \\\"arguments\\\": ' -}}"
-    "{%- if fn.arguments is string -%}{{- fn.arguments -}}{%- else -%}{{- fn.arguments | tojson -}}{%- endif -%}"
-    "{{- '}\\n</tool_call>' -}}"
-    "{%- endfor -%}"
-    "{{- '<end_of_turn>' -}}"
-    "{%- endgeneration -%}"
+    + _trained("{{- message.content or '' -}}" + _CALLS_HERMES + "{{- '<end_of_turn>' -}}") +
     "{{- '\\n' -}}"
     "{%- elif message.role == 'tool' -%}"
     "{%- if loop.first or rest[loop.index0 - 1].role != 'tool' -%}{{- '<start_of_turn>user' -}}{%- endif -%}"

@@ -18,6 +18,13 @@ call's result as the OpenAI agent would show it (``cap_tool_response`` of ``Tool
 whose golden trajectory does not replay to a pass is refused, naming it. The episode's key tokens are fixed by
 (task, seed, rollout), so a training rollout run as episode seed 0 sees the same tokens the prompt shows.
 
+**Slips** (``slips``, a share of the items; none by default): an item chosen by a seeded hash of its id first makes
+its first keyed golden call without its ``KEY`` and gets the gateway's real answer (``missing_field``, telling the
+model to pass the key it was given), then makes the golden call. The SFT row shows that call with ``"weight": 0``
+(OpenAI's fine-tuning format: shown, not learnt; ``models.templates`` leaves it out of the loss), so a model learns
+to read an error and correct its call, not to make the error. A model that only ever saw clean rows repeated its
+failed call to the turn limit (run9, ``results/train-loop.md``).
+
 **verl parquet** columns: ``data_source`` ("kopa-edge"), ``prompt`` ([system, user] messages), ``ability``
 ("tool-calling"), ``reward_model`` ({"style": "rule", "ground_truth": JSON of the answer spec}) and
 ``extra_info`` (JSON: index, item id, tools, bundle, golden actions, answer spec, task type).
@@ -30,6 +37,7 @@ number, ``ANSWER: {…}`` otherwise).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import uuid
@@ -48,12 +56,13 @@ from bench.episode import run_episode
 from bench.limits import EpisodeLimits
 from bench.task import Task, validate_against_catalog
 from bench.tool_order import presented_order
+from mcp_gateway.catalog.generic import KEY_NAME
 from edge.synth.item import SynthItem
 from recorder import CassetteStore
 from recorder.cassette.store import BundleRef
 
 __all__ = ["ABILITY", "DATA_SOURCE", "ExportError", "ReplayedCall", "ReplayedItem", "answer_spec", "bundle_for",
-           "export_sft", "export_verl", "replay_items", "sft_record", "verl_rows"]
+           "export_sft", "export_verl", "replay_items", "sft_record", "slipped", "verl_rows"]
 
 DATA_SOURCE = "kopa-edge"
 ABILITY = "tool-calling"
@@ -71,11 +80,26 @@ class ReplayedCall:
 
 
 @dataclass(frozen=True)
+class Slip:
+    """A golden call made once without its key before it is made right, and the gateway's answer (module doc)."""
+
+    before: int  # the index, in golden order, of the call it precedes
+    call: ReplayedCall
+
+
+@dataclass(frozen=True)
 class ReplayedItem:
     item_id: str
     system_prompt: str
     tools: tuple[dict[str, Any], ...]  # OpenAI ``tools`` entries, in the order the episode showed them
     calls: tuple[ReplayedCall, ...]  # golden order
+    slip: Slip | None = None
+
+
+def slipped(item_id: str, share: float, seed: int = 0) -> bool:
+    """Whether the item's row shows a slip: a seeded hash of its id under ``share`` (stable across runs)."""
+    digest = hashlib.sha256(f"slip:{seed}:{item_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
 
 
 class _KeepingOracle:
@@ -83,40 +107,55 @@ class _KeepingOracle:
 
     name = "oracle"
 
-    def __init__(self, limits: EpisodeLimits) -> None:
-        self.limits = limits
+    def __init__(self, limits: EpisodeLimits, *, slip: bool = False) -> None:
+        self.limits, self.slip = limits, slip
         self.seen: ReplayedItem | None = None
         self.failures: list[str] = []
 
     async def run(self, context: EpisodeContext) -> str | None:
         calls: list[ReplayedCall] = []
+        slip: Slip | None = None
         for actions in golden_steps(context.task):
             args = [resolve_placeholders(a.args, context.runtime_context) for a in actions]
             for action, arguments in zip(actions, args, strict=True):
+                if self.slip and slip is None and KEY_NAME in arguments:
+                    slip = await self._slip(context, action.tool, arguments, len(calls))
                 # one at a time, in golden order: the transcript order (and so the file) is then fixed
                 result = await context.call(action.tool, arguments)
                 if result.is_error:
                     self.failures.append(f"{action.tool} (step {action.step}): {result.outcome.value}: {result.message}")
-                calls.append(ReplayedCall(action.tool, arguments,
-                                          cap_tool_response(result.structured(), self.limits.max_tool_tokens)))
+                calls.append(ReplayedCall(action.tool, arguments, self._shown(result)))
         self.seen = ReplayedItem(context.task.id, context.system_prompt,
                                  tuple(shown_tools([t.as_openai() for t in context.tools], self.limits)),
-                                 tuple(calls))
+                                 tuple(calls), slip)
         return None if self.failures else format_answer(context.task)
+
+    async def _slip(self, context: EpisodeContext, tool: str, arguments: dict[str, Any], before: int) -> Slip:
+        keyless = {k: v for k, v in arguments.items() if k != KEY_NAME}
+        result = await context.call(tool, keyless)
+        if not result.is_error:
+            self.failures.append(f"{tool}: a call without its {KEY_NAME} was answered {result.outcome.value}")
+        return Slip(before, ReplayedCall(tool, keyless, self._shown(result)))
+
+    def _shown(self, result: Any) -> str:
+        return cap_tool_response(result.structured(), self.limits.max_tool_tokens)
 
 
 async def replay_items(items: Sequence[SynthItem], gateway: Any, *, seed: int = 0,
-                       limits: EpisodeLimits | None = None) -> dict[str, ReplayedItem]:
+                       limits: EpisodeLimits | None = None, slips: float = 0.0) -> dict[str, ReplayedItem]:
     """Each item's golden trajectory replayed through ``gateway`` (bench profile), by item id, its tools and tool
     results shaped as an agent step under ``limits`` shows them (``max_description_chars``, ``max_tool_tokens``;
-    default ``EpisodeLimits()``): train with the limits you evaluate with.
+    default ``EpisodeLimits()``): train with the limits you evaluate with. A ``slips`` share of the items (``slipped``)
+    first make their first keyed call without the key (module doc).
 
     Raises:
         ExportError: an item whose golden calls fail or whose episode does not pass, naming it and why.
     """
+    if not 0.0 <= slips <= 1.0:
+        raise ExportError(f"slips is a share of the items, from 0 to 1; got {slips}")
     out: dict[str, ReplayedItem] = {}
     for item in sorted(items, key=lambda i: i.task.id):
-        agent = _KeepingOracle(limits or EpisodeLimits())
+        agent = _KeepingOracle(limits or EpisodeLimits(), slip=slipped(item.task.id, slips, seed))
         outcome = await run_episode(item.task, agent, gateway, seed=seed)
         if agent.failures or not outcome.passed or agent.seen is None:
             why = "; ".join(agent.failures) or outcome.error or "the golden answer did not pass the bench scorers"
@@ -169,6 +208,8 @@ def sft_record(item: SynthItem, replay: ReplayedItem) -> dict[str, Any]:
                                       {"role": "user", "content": task.query}]
     position = 0
     for actions in golden_steps(task):
+        if replay.slip is not None and position <= replay.slip.before < position + len(actions):
+            messages += _slip_messages(replay.slip.call)
         turn = replay.calls[position:position + len(actions)]
         ids = [f"call_{position + k}" for k in range(len(actions))]
         position += len(actions)
@@ -180,6 +221,14 @@ def sft_record(item: SynthItem, replay: ReplayedItem) -> dict[str, Any]:
                      for call_id, call in zip(ids, turn, strict=True)]
     messages.append({"role": "assistant", "content": format_answer(task)})
     return {"id": task.id, "task_type": item.task_type.value, "tools": list(replay.tools), "messages": messages}
+
+
+def _slip_messages(call: ReplayedCall) -> list[dict[str, Any]]:
+    """The slipped call, shown but not learnt (``"weight": 0``), and the gateway's answer to it."""
+    return [{"role": "assistant", "content": "", "weight": 0, "tool_calls": [
+                {"id": "call_slip", "type": "function",
+                 "function": {"name": call.tool, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}]},
+            {"role": "tool", "tool_call_id": "call_slip", "content": call.content}]
 
 
 def _replay_of(item: SynthItem, replays: Mapping[str, ReplayedItem]) -> ReplayedItem:

@@ -21,6 +21,9 @@ CONVERSATION = [
     {"role": "assistant", "content": "서울역에 3분, 7분 뒤 버스가 옵니다."},
 ]
 
+# the first call shown but not learnt (OpenAI's fine-tuning "weight": 0): the template leaves it out of the mask
+WEIGHTED = [{**m, "weight": 0} if i == 2 else m for i, m in enumerate(CONVERSATION)]
+
 
 def masked_spans(ids: Sequence[int], mask: Sequence[bool | int]) -> list[list[int]]:
     """The runs of ``ids`` whose mask is set, in order (what a loss or assistant mask covers)."""

@@ -8,14 +8,21 @@ import json
 
 import pytest
 
-from models.checkpoints import BASE_NAME, base_checkpoint, checkpoint_info, is_checkpoint, tiny_checkpoint
+from models.checkpoints import (
+    BASE_NAME,
+    base_checkpoint,
+    checkpoint_info,
+    current_template,
+    is_checkpoint,
+    tiny_checkpoint,
+)
 from models.errors import ModelServerError
 from models.llama_cpp import smollm2_gguf
-from models.templates import HERMES_CHATML, TEMPLATE_NAME, render_conversation
+from models.templates import GEMMA_TEMPLATE_NAME, HERMES_CHATML, HERMES_GEMMA, TEMPLATE_NAME, render_conversation
 from models.toolcalls.hermes import render_calls
 from models.toolcalls.turn import ToolCall
 
-from .template_cases import CONVERSATION, TOOLS, masked_spans
+from .template_cases import CONVERSATION, TOOLS, WEIGHTED, masked_spans
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
@@ -73,6 +80,29 @@ def test_the_tokenizer_renders_the_template_as_render_conversation(tokenizer):
     assert ("<|im_start|>user\n<tool_response>\n{\"arrivals\": [3, 7]}\n</tool_response>\n<tool_response>\n"
             "{\"arrivals\": []}\n</tool_response><|im_end|>\n") in text  # both results in one user turn
     assert text.endswith("<|im_start|>assistant\n서울역에 3분, 7분 뒤 버스가 옵니다.<|im_end|>\n")
+
+
+def test_a_checkpoint_converted_before_a_template_change_reads_the_current_template(base, tmp_path):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(base)  # its own: the module's is shared
+    tokenizer.chat_template = "{{ 'the template of an older release' }}"
+    named = tmp_path / "named"
+    named.mkdir()
+    (named / "kopa-checkpoint.json").write_text(json.dumps({"template": GEMMA_TEMPLATE_NAME}))
+    assert current_template(tokenizer, named).chat_template == HERMES_GEMMA
+    tokenizer.chat_template = "{{ 'a template of its own' }}"  # a checkpoint made elsewhere keeps its template
+    assert current_template(tokenizer, tmp_path).chat_template == "{{ 'a template of its own' }}"
+
+
+def test_a_turn_of_weight_0_is_rendered_alike_and_left_out_of_the_mask(tokenizer):
+    plain = tokenizer.apply_chat_template(CONVERSATION, tools=TOOLS, tokenize=True, return_dict=True,
+                                          return_assistant_tokens_mask=True)
+    weighted = tokenizer.apply_chat_template(WEIGHTED, tools=TOOLS, tokenize=True, return_dict=True,
+                                             return_assistant_tokens_mask=True)
+    assert weighted["input_ids"] == plain["input_ids"]  # the same text: only what is learnt differs
+    spans = masked_spans(weighted["input_ids"], weighted["assistant_masks"])
+    assert [tokenizer.decode(span) for span in spans] == ["서울역에 3분, 7분 뒤 버스가 옵니다.<|im_end|>"]
 
 
 def test_the_assistant_mask_covers_exactly_the_assistant_text_and_its_end(tokenizer):

@@ -47,6 +47,10 @@ def quick_run(tmp_path_factory):
     return env, run, done.output
 
 
+def export_folder(run: Path) -> str:
+    return json.loads((run / "dataset" / DONE_FILE).read_text())["figures"]["folder"]
+
+
 def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
     _, run, output = quick_run
     for stage in STAGES[:-1]:
@@ -78,9 +82,10 @@ def test_every_stage_runs_and_the_report_compares_the_models(quick_run):
     assert sum(coverage["missing"].values()) == coverage["golden_actions"] - coverage["golden_actions_covered"]
     assert "golden actions of the eval split call a tool" in output
     # the training rows were exported under the loop's limits (what the evaluated prompts are shaped by)
-    export = json.loads((Path(json.loads((run / "dataset" / DONE_FILE).read_text())["figures"]["folder"])
-                         / "export.json").read_text())
+    export = json.loads((Path(export_folder(run)) / "export.json").read_text())
     assert export["limits"] == report["settings"]["limits"]
+    assert export["slips"] == report["settings"]["sft_slips"] == 0.25  # a share of the rows show a slip, untrained
+    assert export["slipped"] == sum('"weight":0' in line for line in (Path(export_folder(run)) / "sft.jsonl").open())
     # each episode says what it did (the calls, the answer) and never holds a key token
     listed_rows = [json.loads(line) for line in (run / "eval-listed" / "episodes.jsonl").read_text().splitlines()]
     assert all(row["actions"] and all(isinstance(a["tool"], str) and isinstance(a["args"], dict)
@@ -221,12 +226,12 @@ def test_a_run_goes_on_with_its_recorded_settings_whatever_the_defaults_are_now(
     # run9's record: written before eval_precision and the bare generic parameters existed
     recorded = LoopSettings(seeds=(0, 1, 2), sft_steps=60).model_dump(mode="json")
     del recorded["eval_precision"], recorded["limits"]["bare_generic_params"], recorded["sft_balance"]
-    del recorded["limits"]["max_repeated_turns"]
+    del recorded["limits"]["max_repeated_turns"], recorded["sft_slips"]
     assert LoopSettings().eval_precision == "bf16" and LOOP_LIMITS.bare_generic_params  # the defaults now
     assert LoopSettings().sft_balance == "domain" and LOOP_LIMITS.max_repeated_turns == 3
     went_on = continued_settings(recorded, {})
     assert went_on.eval_precision == "fp32" and not went_on.limits.bare_generic_params  # what the run did then
-    assert went_on.sft_balance == "none" and went_on.limits.max_repeated_turns is None
+    assert went_on.sft_balance == "none" and went_on.limits.max_repeated_turns is None and went_on.sft_slips == 0.0
     assert went_on.sft_steps == 60 and went_on.limits.max_description_chars == LOOP_LIMITS.max_description_chars
     assert continued_settings(recorded, {"sft_steps": 60, "seeds": (0, 1, 2)}) == went_on  # said again: the same
     with pytest.raises(LoopError, match=r"other settings \(sft_steps: 60 then, 90 now\)"):

@@ -310,3 +310,26 @@ def test_the_lm_head_scores_only_trained_positions_on_the_cpu_with_the_same_loss
     assert projected == [positions, labeled] and 0 < labeled < positions / 5
     assert torch.allclose(every, only_labeled, rtol=1e-5, atol=1e-6), (float(every), float(only_labeled))
     assert utils._use_triton(torch.device("cpu")) is False  # the switch is TRL's own again after the context
+
+
+def test_a_turn_of_weight_0_is_shown_but_not_learnt(sft_dataset, tiny, tmp_path):
+    from tests.models.template_cases import masked_spans
+    from train.engines.trl.sft import build_trainer, prepare
+
+    rows, _source, model, tokenizer = prepare(sft_dataset, home=tmp_path, model=tiny, seed=0, max_length=MAX_LENGTH)
+    plain = rows[0]
+    first = next(i for i, m in enumerate(plain["messages"]) if m["role"] == "assistant")
+    # EDGE's slip: the first call made once more before it, untrained, with an error answer (kopa edge export --slips)
+    slip = {**plain["messages"][first], "weight": 0}
+    answer = {"role": "tool", "tool_call_id": "call_slip", "content": '{"outcome": "missing_field"}'}
+    slipped = {**plain, "messages": [*plain["messages"][:first], slip, answer, *plain["messages"][first:]]}
+    trainer = build_trainer([plain, slipped], model, tokenizer, tmp_path / "out", max_steps=1, seed=0,
+                            learning_rate=1e-4, max_length=MAX_LENGTH + 512)
+    learnt = []
+    for example in trainer.train_dataset:
+        ids, labels = example["input_ids"], example["labels"]
+        spans = masked_spans(range(len(ids)), [label != -100 for label in labels])
+        learnt.append([tokenizer.decode([ids[i] for i in span]) for span in spans])
+    assert len(learnt[0]) >= 1 and learnt[1] == learnt[0]  # the same turns learnt: the slip is not among them
+    shown = [tokenizer.decode(example["input_ids"]).count("<tool_call>") for example in trainer.train_dataset]
+    assert shown[1] == shown[0] + len(slip["tool_calls"])  # but the slip is in what the model reads

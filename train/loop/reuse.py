@@ -31,7 +31,8 @@ from .stages import DONE_FILE, LoopError, Stage
 
 __all__ = ["STAGE_READS", "differing", "edge_code", "reuse_stages"]
 
-_DATASET = ("dataset", "edge_graph", "edge_items", "edge_seed", "edge_tools", "edge_rounds", "edge_trials", "limits")
+_DATASET = ("dataset", "edge_graph", "edge_items", "edge_seed", "edge_tools", "edge_rounds", "edge_trials", "limits",
+            "sft_slips")
 STAGE_READS: dict[str, tuple[str, ...]] = {  # the settings each reusable stage's output depends on
     "dataset": _DATASET,
     "audit": (*_DATASET, "split"),

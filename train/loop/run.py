@@ -151,7 +151,7 @@ class Loop:
             self._edge(["synth", "--graph", str(graph), "-n", str(s.edge_items),
                         "--seed", str(s.edge_seed), "--out", str(folder)])
             self._edge(["filter", str(folder), "--no-embeddings"])
-            self._edge(["export", str(folder)])
+            self._edge(["export", str(folder), "--slips", str(s.sft_slips)])
         export = self._check_export(folder)
         rows = sum(1 for _ in (folder / "sft.jsonl").open(encoding="utf-8"))
         figures = {"folder": str(folder), "rows": rows, "bundle": export.get("bundle")}

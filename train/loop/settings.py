@@ -70,6 +70,10 @@ class LoopSettings(BaseModel):
                                                                          "the data, or sft_steps of them taken evenly "
                                                                          "across the domains they start in "
                                                                          "(train.row_balance)")
+    sft_slips: float = Field(0.25, ge=0, le=1, description="share of the SFT rows the loop's own data shows a call "
+                                                           "made without its key, the gateway's error and the call "
+                                                           "made right (the slip not learnt; kopa edge export "
+                                                           "--slips)")
     max_length: int = Field(4096, ge=256, description="SFT rows are cut after their last assistant turn within it")
     probe_tasks: int = Field(4, ge=1, description="split tasks of the SFT learning curve's probe (seed 0)")
     probe_every: int = Field(10, ge=1, description="SFT steps between probes")
@@ -114,7 +118,8 @@ def bench_tools(task_file: Path | None = None) -> tuple[str, ...]:
 
 # settings (and episode limits) added after runs had started, with the value that earlier runs, which do not record
 # them, ran with
-_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_calls": False, "eval_precision": "fp32", "sft_balance": "none"}
+_BEFORE_THEY_EXISTED: dict[str, Any] = {"guide_tool_calls": False, "eval_precision": "fp32", "sft_balance": "none",
+                                         "sft_slips": 0.0}
 _LIMITS_BEFORE_THEY_EXISTED: dict[str, Any] = {"bare_generic_params": False}
 
 

@@ -145,3 +145,44 @@ def test_bundle_for_several_pinned_bundles_writes_their_union(tmp_path, items):
     merged = {i.fingerprint for i in store.open(str(ref)).interactions()}
     for version in versions:
         assert {i.fingerprint for i in store.open(f"kopa-default@{version}").interactions()} <= merged
+
+
+def test_slipped_rows_show_a_keyless_call_untrained_its_error_and_then_the_golden_trajectory(tmp_path, items, replays,
+                                                                                          catalog):
+    from edge.dataset.export import slipped
+
+    async def replay():
+        gateway = open_bench_gateway(items[0].task.bundle, cassettes=CASSETTES)
+        try:
+            return await replay_items(items, gateway, slips=1.0)
+        finally:
+            await gateway.aclose()
+
+    clean = export_sft(items, tmp_path / "clean.jsonl", replays=replays, catalog=catalog)
+    slips = export_sft(items, tmp_path / "slips.jsonl", replays=asyncio.run(replay()), catalog=catalog)
+    clean_rows = {r["id"]: r for r in map(json.loads, clean.read_text(encoding="utf-8").splitlines())}
+    for row in map(json.loads, slips.read_text(encoding="utf-8").splitlines()):
+        messages = row["messages"]
+        at = next(i for i, m in enumerate(messages) if m.get("weight") == 0)
+        slip, answer, golden = messages[at], messages[at + 1], messages[at + 2]
+        assert [m for m in messages if "weight" in m] == [slip]  # one slip, the only turn not learnt
+        (call,) = slip["tool_calls"]
+        keyed = next(c for c in golden["tool_calls"] if "KEY" in json.loads(c["function"]["arguments"]))
+        assert call["function"]["name"] == keyed["function"]["name"]
+        assert json.loads(call["function"]["arguments"]) == {
+            k: v for k, v in json.loads(keyed["function"]["arguments"]).items() if k != "KEY"}
+        told = json.loads(answer["content"])
+        assert answer["tool_call_id"] == call["id"] == "call_slip" and told["outcome"] == "missing_field"
+        assert "this session was given" in told["message"] and "kopa-" not in told["message"]  # no token in it
+        # the first keyed call of the trajectory is the one slipped, and without the slip the row is the clean one
+        assert not any("KEY" in json.loads(c["function"]["arguments"])
+                       for m in messages[:at] for c in m.get("tool_calls") or [])
+        assert messages[:at] + messages[at + 2:] == clean_rows[row["id"]]["messages"]
+    # which items slip: a share of them, by a seeded hash of the id
+    ids = [f"edge-{n:05d}" for n in range(2000)]
+    chosen = [i for i in ids if slipped(i, 0.25)]
+    assert 0.22 < len(chosen) / len(ids) < 0.28 and chosen == [i for i in ids if slipped(i, 0.25)]
+    assert chosen != [i for i in ids if slipped(i, 0.25, seed=1)]
+    assert not any(slipped(i, 0.0) for i in ids) and all(slipped(i, 1.0) for i in ids)
+    with pytest.raises(ExportError, match="slips is a share of the items, from 0 to 1; got 1.5"):
+        asyncio.run(replay_items(items, None, slips=1.5))

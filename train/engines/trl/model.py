@@ -113,13 +113,13 @@ def load_for_training(source: ModelSource, *, seed: int, lora: LoraSettings = Lo
     from peft import LoraConfig, PeftModel, get_peft_model
     from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 
-    from models.checkpoints import EOS_TOKEN, fix_tokenizer
+    from models.checkpoints import EOS_TOKEN, current_template, fix_tokenizer
     from models.templates import HERMES_CHATML
 
     set_seed(seed)
     tokenizer_dir = source.adapter if source.adapter and (source.adapter / "tokenizer_config.json").is_file() \
         else source.base
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    tokenizer = current_template(AutoTokenizer.from_pretrained(tokenizer_dir), source.base)
     if tokenizer.chat_template != HERMES_CHATML and EOS_TOKEN in tokenizer.get_vocab():
         fix_tokenizer(tokenizer)  # a ChatML model without the tool-carrying template
     model = AutoModelForCausalLM.from_pretrained(source.base, dtype=torch.float32)
@@ -137,12 +137,12 @@ def load_for_inference(source: ModelSource) -> tuple[Any, Any]:
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from models.checkpoints import EOS_TOKEN, fix_tokenizer
+    from models.checkpoints import EOS_TOKEN, current_template, fix_tokenizer
     from models.templates import HERMES_CHATML
 
     tokenizer_dir = source.adapter if source.adapter and (source.adapter / "tokenizer_config.json").is_file() \
         else source.base
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
+    tokenizer = current_template(AutoTokenizer.from_pretrained(tokenizer_dir), source.base)
     if tokenizer.chat_template != HERMES_CHATML and EOS_TOKEN in tokenizer.get_vocab():
         fix_tokenizer(tokenizer)
     model = AutoModelForCausalLM.from_pretrained(source.base, dtype=torch.float32)
