@@ -56,9 +56,9 @@ from models.errors import ErrorKind
 from models.toolcalls import INVALID_CALL, AssistantTurn, ToolCallParser, read_message, read_text
 
 __all__ = ["BYTES_PER_TOKEN", "GENERIC_PARAMS", "SCHEMA_PROSE", "AgentError", "AgentStep", "BudgetSpent", "Generate",
-           "Generation", "RepeatedTurns", "TokenCodec", "TokenTrace", "ToolCallRequest", "TurnLimitReached", "approx_tokens",
-           "assistant_message", "bare_generic", "cap_tool_response", "read_calls", "read_generation", "short_text", "short_tool",
-           "shown_tools", "tool_message"]
+           "Generation", "RepeatedTurns", "TokenCodec", "TokenTrace", "ToolCallRequest", "TurnLimitReached",
+           "approx_tokens", "assistant_message", "bare_generic", "cap_tool_response", "read_calls", "read_generation",
+           "short_text", "short_tool", "shown_tools", "tool_message"]
 
 BYTES_PER_TOKEN = 3
 TOOL_TIMEOUT_GRACE_S = 5.0  # the step's backstop fires after the harness's own tool timeout, never before

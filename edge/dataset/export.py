@@ -56,12 +56,12 @@ from bench.episode import run_episode
 from bench.limits import EpisodeLimits
 from bench.task import Task, validate_against_catalog
 from bench.tool_order import presented_order
-from mcp_gateway.catalog.generic import KEY_NAME
 from edge.synth.item import SynthItem
+from mcp_gateway.catalog.generic import KEY_NAME
 from recorder import CassetteStore
 from recorder.cassette.store import BundleRef
 
-__all__ = ["ABILITY", "DATA_SOURCE", "ExportError", "ReplayedCall", "ReplayedItem", "answer_spec", "bundle_for",
+__all__ = ["ABILITY", "DATA_SOURCE", "ExportError", "ReplayedCall", "ReplayedItem", "Slip", "answer_spec", "bundle_for",
            "export_sft", "export_verl", "replay_items", "sft_record", "slipped", "verl_rows"]
 
 DATA_SOURCE = "kopa-edge"
