@@ -61,6 +61,7 @@ __all__ = ["BYTES_PER_TOKEN", "GENERIC_PARAMS", "SCHEMA_PROSE", "AgentError", "A
            "short_text", "short_tool", "shown_tools", "tool_message"]
 
 BYTES_PER_TOKEN = 3
+SHORT_VALUE_CHARS = 24  # a text value of a record too large to show whole is cut here (an address keeps its district)
 TOOL_TIMEOUT_GRACE_S = 5.0  # the step's backstop fires after the harness's own tool timeout, never before
 
 CallTool = Callable[[str, Any], Awaitable[ToolResult]]
@@ -115,8 +116,10 @@ def _dumps(value: Any) -> str:
 def cap_tool_response(content: dict[str, Any], max_tokens: int) -> str:
     """``content`` as JSON text of at most ``max_tokens`` approximate tokens.
 
-    Whole records are dropped from the end (``records_omitted`` says how many); if even no records do not
-    fit, the text itself is cut and marked.
+    Whole records are dropped from the end (``records_omitted`` says how many). When not even the first record fits
+    whole, it is shown shortened rather than not at all: its long text values cut to ``SHORT_VALUE_CHARS``, then its
+    last fields left out while it does not fit (``fields_omitted``): the model still sees the record's identifiers
+    and first fields, which a next call may need. If even that does not fit, the text itself is cut and marked.
     """
     text = _dumps(content)
     if approx_tokens(text) <= max_tokens:
@@ -131,6 +134,8 @@ def cap_tool_response(content: dict[str, Any], max_tokens: int) -> str:
             else:
                 hi = mid - 1
         text = _dumps(_trimmed(content, records, lo))
+        if lo == 0 and isinstance(records[0], dict):
+            text = _dumps(_first_record_shortened(content, records, max_tokens))
         if approx_tokens(text) <= max_tokens:
             return text
     marker = " …[cut: the tool response exceeded the size limit]"
@@ -217,6 +222,30 @@ def shown_tools(tools: Sequence[dict[str, Any]], limits: EpisodeLimits) -> list[
 def _trimmed(content: dict[str, Any], records: list[Any], keep: int) -> dict[str, Any]:
     return {**content, "records": records[:keep], "records_omitted": len(records) - keep,
             "note": f"only the first {keep} of {len(records)} records of this page fit the size limit"}
+
+
+def _first_record_shortened(content: dict[str, Any], records: list[Any], max_tokens: int) -> dict[str, Any]:
+    """The content with only its first record, shortened to fit (``cap_tool_response``); the shortest form when
+    nothing fits."""
+    first = {k: _short_value(v) for k, v in records[0].items()}
+    fields = list(first)
+    for keep in range(len(fields), 0, -1):
+        candidate = _shortened(content, records, {k: first[k] for k in fields[:keep]}, len(fields) - keep)
+        if approx_tokens(_dumps(candidate)) <= max_tokens:
+            return candidate
+    return _shortened(content, records, {}, len(fields))
+
+
+def _short_value(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > SHORT_VALUE_CHARS:
+        return value[:SHORT_VALUE_CHARS] + "…"
+    return value
+
+
+def _shortened(content: dict[str, Any], records: list[Any], first: dict[str, Any], omitted: int) -> dict[str, Any]:
+    return {**content, "records": [first], "records_omitted": len(records) - 1, "fields_omitted": omitted,
+            "note": f"only the first of {len(records)} records fits the size limit, shortened (long values cut at …"
+                    + (f", its last {omitted} fields left out)" if omitted else ")")}
 
 
 def tool_message(call_id: str, tool: str, result: ToolResult, *, max_tokens: int, arguments_error: str | None = None,

@@ -331,6 +331,28 @@ async def test_tool_responses_are_capped(endpoint, episode_tasks, gateway):
     assert seen["records_omitted"] == 10 - len(seen["records"]) and "size limit" in seen["note"]
 
 
+def test_a_record_too_large_to_show_whole_is_shown_shortened_not_dropped():
+    from bench.agents.step import SHORT_VALUE_CHARS
+
+    record = {"MGTNO": "3220000-101-1987-01234", "BPLCNM": "맛있는김밥 역삼점",
+              "SITEWHLADDR": "서울특별시 강남구 역삼동 123-45번지 역삼빌딩 1층 101호", "X": "202345.123",
+              "NOTE": "가" * 600}
+    content = {"outcome": "semantic_success", "records": [record] * 3, "total_count": 3}
+    seen = json.loads(text := cap_tool_response(content, 200))
+    assert approx_tokens(text) <= 200 and seen["records_omitted"] == 2 and seen["fields_omitted"] == 0
+    (first,) = seen["records"]
+    assert list(first) == list(record) and first["MGTNO"] == record["MGTNO"] and first["BPLCNM"] == record["BPLCNM"]
+    assert first["SITEWHLADDR"] == record["SITEWHLADDR"][:SHORT_VALUE_CHARS] + "…" and first["NOTE"].endswith("…")
+    assert "shortened" in seen["note"] and seen["total_count"] == 3
+    # tighter: the last fields go, the first ones (identifiers, names) stay
+    seen = json.loads(text := cap_tool_response(content, 90))
+    assert approx_tokens(text) <= 90 and seen["records"][0] == {"MGTNO": record["MGTNO"]}
+    assert seen["fields_omitted"] == 4 and "last 4 fields left out" in seen["note"]
+    # records that fit whole are dropped from the end as before, never shortened
+    seen = json.loads(cap_tool_response({**content, "records": [{"a": 1}] * 200}, 100))
+    assert seen["records"] and set(seen["records"][0]) == {"a"} and "fields_omitted" not in seen
+
+
 def test_cap_cuts_text_that_has_no_records_to_drop():
     content = {"outcome": "schema_mismatch", "message": "가" * 5_000}
     text = cap_tool_response(content, 100)
