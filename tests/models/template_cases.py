@@ -38,3 +38,14 @@ def masked_spans(ids: Sequence[int], mask: Sequence[bool | int]) -> list[list[in
     if current:
         spans.append(current)
     return spans
+
+
+def learnt_spans_with_weight_0(tokenizer) -> list[str]:
+    """The assistant-masked text of ``WEIGHTED`` under ``tokenizer``'s template, after checking it renders as
+    ``CONVERSATION`` does (a turn of weight 0 changes what is learnt, never what the model reads)."""
+    plain, weighted = (tokenizer.apply_chat_template(conversation, tools=TOOLS, tokenize=True, return_dict=True,
+                                                     return_assistant_tokens_mask=True)
+                       for conversation in (CONVERSATION, WEIGHTED))
+    assert weighted["input_ids"] == plain["input_ids"]
+    return [tokenizer.decode(span) for span in masked_spans(weighted["input_ids"], weighted["assistant_masks"])]
+

@@ -22,7 +22,7 @@ from models.templates import GEMMA_TEMPLATE_NAME, HERMES_CHATML, HERMES_GEMMA, T
 from models.toolcalls.hermes import render_calls
 from models.toolcalls.turn import ToolCall
 
-from .template_cases import CONVERSATION, TOOLS, WEIGHTED, masked_spans
+from .template_cases import CONVERSATION, TOOLS, learnt_spans_with_weight_0, masked_spans
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning",
                                         "ignore::UserWarning")
@@ -96,13 +96,7 @@ def test_a_checkpoint_converted_before_a_template_change_reads_the_current_templ
 
 
 def test_a_turn_of_weight_0_is_rendered_alike_and_left_out_of_the_mask(tokenizer):
-    plain = tokenizer.apply_chat_template(CONVERSATION, tools=TOOLS, tokenize=True, return_dict=True,
-                                          return_assistant_tokens_mask=True)
-    weighted = tokenizer.apply_chat_template(WEIGHTED, tools=TOOLS, tokenize=True, return_dict=True,
-                                             return_assistant_tokens_mask=True)
-    assert weighted["input_ids"] == plain["input_ids"]  # the same text: only what is learnt differs
-    spans = masked_spans(weighted["input_ids"], weighted["assistant_masks"])
-    assert [tokenizer.decode(span) for span in spans] == ["서울역에 3분, 7분 뒤 버스가 옵니다.<|im_end|>"]
+    assert learnt_spans_with_weight_0(tokenizer) == ["서울역에 3분, 7분 뒤 버스가 옵니다.<|im_end|>"]
 
 
 def test_the_assistant_mask_covers_exactly_the_assistant_text_and_its_end(tokenizer):
