@@ -312,17 +312,36 @@ def test_the_lm_head_scores_only_trained_positions_on_the_cpu_with_the_same_loss
     assert utils._use_triton(torch.device("cpu")) is False  # the switch is TRL's own again after the context
 
 
+def with_slip(row: dict) -> tuple[dict, int]:
+    """``row`` with EDGE's slip (``kopa edge export --slips``): its first assistant turn made once before it, not
+    learnt (weight 0), answered with an error; and the slip's index."""
+    first = next(i for i, m in enumerate(row["messages"]) if m["role"] == "assistant")
+    slip = {**row["messages"][first], "weight": 0}
+    answer = {"role": "tool", "tool_call_id": "call_slip", "content": '{"outcome": "missing_field"}'}
+    return {**row, "messages": [*row["messages"][:first], slip, answer, *row["messages"][first:]]}, first
+
+
+def test_a_row_is_never_cut_after_a_turn_it_does_not_learn(sft_dataset, tiny, tmp_path):
+    from train.engines.trl.sft import fit_rows, prepare
+
+    rows, _source, _model, tokenizer = prepare(sft_dataset, home=tmp_path, model=tiny, seed=0, max_length=MAX_LENGTH)
+    slipped, first = with_slip(rows[0])
+    up_to_slip = len(tokenizer.apply_chat_template(slipped["messages"][:first + 1], tools=json.loads(slipped["tools"]),
+                                                   tokenize=True, return_dict=True)["input_ids"])
+    assert fit_rows([slipped], tokenizer, up_to_slip) == ([], 1)  # room for the slip alone: nothing to learn
+    (kept,), dropped = fit_rows([slipped], tokenizer, MAX_LENGTH + 512)
+    assert dropped == 0 and kept["messages"][-1]["role"] == "assistant" and "weight" not in kept["messages"][-1]
+    assert kept["messages"][first]["weight"] == 0  # the slip stays where a learnt turn follows it
+
+
 def test_a_turn_of_weight_0_is_shown_but_not_learnt(sft_dataset, tiny, tmp_path):
     from tests.models.template_cases import masked_spans
     from train.engines.trl.sft import build_trainer, prepare
 
     rows, _source, model, tokenizer = prepare(sft_dataset, home=tmp_path, model=tiny, seed=0, max_length=MAX_LENGTH)
     plain = rows[0]
-    first = next(i for i, m in enumerate(plain["messages"]) if m["role"] == "assistant")
-    # EDGE's slip: the first call made once more before it, untrained, with an error answer (kopa edge export --slips)
-    slip = {**plain["messages"][first], "weight": 0}
-    answer = {"role": "tool", "tool_call_id": "call_slip", "content": '{"outcome": "missing_field"}'}
-    slipped = {**plain, "messages": [*plain["messages"][:first], slip, answer, *plain["messages"][first:]]}
+    slipped, first = with_slip(plain)
+    slip = slipped["messages"][first]
     trainer = build_trainer([plain, slipped], model, tokenizer, tmp_path / "out", max_steps=1, seed=0,
                             learning_rate=1e-4, max_length=MAX_LENGTH + 512)
     learnt = []

@@ -101,13 +101,14 @@ def load_sft_rows(dataset_dir: Path) -> list[dict[str, Any]]:
 
 
 def fit_rows(rows: list[dict[str, Any]], tokenizer: Any, max_length: int) -> tuple[list[dict[str, Any]], int]:
-    """Each row cut after its last assistant turn within ``max_length`` tokens; rows whose first assistant turn
-    does not fit are dropped. Returns the rows kept and how many were dropped."""
+    """Each row cut after its last learnt assistant turn within ``max_length`` tokens (never after a turn of
+    ``"weight": 0``, which teaches nothing alone); rows whose first learnt turn does not fit are dropped. Returns the
+    rows kept and how many were dropped."""
     kept, dropped = [], 0
     for row in rows:
         tools = json.loads(row["tools"]) or None
         messages = row["messages"]
-        ends = [i + 1 for i, m in enumerate(messages) if m.get("role") == "assistant"]
+        ends = [i + 1 for i, m in enumerate(messages) if m.get("role") == "assistant" and m.get("weight") != 0]
         best = None
         for end in reversed(ends):
             ids = tokenizer.apply_chat_template(messages[:end], tools=tools, tokenize=True, return_dict=True)
