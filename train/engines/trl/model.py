@@ -105,23 +105,33 @@ def resolve_model(model: Path | None, *, home: Path) -> ModelSource:
                           "adapter_config.json of a LoRA adapter)")
 
 
+def _load_tokenizer(source: ModelSource) -> Any:
+    """The tokenizer a run trains or evaluates with: the adapter's when it kept one, else the base's, with the current
+    text of the chat template its checkpoint names (``current_template``); a ChatML model without the tool-carrying
+    template gets it (``fix_tokenizer``)."""
+    from transformers import AutoTokenizer
+
+    from models.checkpoints import EOS_TOKEN, current_template, fix_tokenizer
+    from models.templates import HERMES_CHATML
+
+    tokenizer_dir = source.adapter if source.adapter and (source.adapter / "tokenizer_config.json").is_file() \
+        else source.base
+    tokenizer = current_template(AutoTokenizer.from_pretrained(tokenizer_dir), source.base)
+    if tokenizer.chat_template != HERMES_CHATML and EOS_TOKEN in tokenizer.get_vocab():
+        fix_tokenizer(tokenizer)
+    return tokenizer
+
+
 def load_for_training(source: ModelSource, *, seed: int, lora: LoraSettings = LoraSettings()) -> tuple[Any, Any]:
     """The model with a trainable LoRA adapter (fresh, or ``source.adapter`` continued) and its tokenizer, in fp32
     (the trainer's autocast picks bf16 where it pays). ``seed`` seeds torch, numpy and random first, so a fresh
     adapter starts from the same weights every time."""
     import torch
     from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
-
-    from models.checkpoints import EOS_TOKEN, current_template, fix_tokenizer
-    from models.templates import HERMES_CHATML
+    from transformers import AutoModelForCausalLM, set_seed
 
     set_seed(seed)
-    tokenizer_dir = source.adapter if source.adapter and (source.adapter / "tokenizer_config.json").is_file() \
-        else source.base
-    tokenizer = current_template(AutoTokenizer.from_pretrained(tokenizer_dir), source.base)
-    if tokenizer.chat_template != HERMES_CHATML and EOS_TOKEN in tokenizer.get_vocab():
-        fix_tokenizer(tokenizer)  # a ChatML model without the tool-carrying template
+    tokenizer = _load_tokenizer(source)
     model = AutoModelForCausalLM.from_pretrained(source.base, dtype=torch.float32)
     if source.adapter is not None:
         return PeftModel.from_pretrained(model, source.adapter, is_trainable=True), tokenizer
@@ -135,16 +145,9 @@ def load_for_inference(source: ModelSource) -> tuple[Any, Any]:
     evaluation plays greedily."""
     import torch
     from peft import PeftModel
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    from models.checkpoints import EOS_TOKEN, current_template, fix_tokenizer
-    from models.templates import HERMES_CHATML
-
-    tokenizer_dir = source.adapter if source.adapter and (source.adapter / "tokenizer_config.json").is_file() \
-        else source.base
-    tokenizer = current_template(AutoTokenizer.from_pretrained(tokenizer_dir), source.base)
-    if tokenizer.chat_template != HERMES_CHATML and EOS_TOKEN in tokenizer.get_vocab():
-        fix_tokenizer(tokenizer)
+    tokenizer = _load_tokenizer(source)
     model = AutoModelForCausalLM.from_pretrained(source.base, dtype=torch.float32)
     if source.adapter is not None:
         model = PeftModel.from_pretrained(model, source.adapter, is_trainable=False)
